@@ -1,0 +1,106 @@
+#include "shim.h"
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "mcm/bootstrap.h"
+#include "mcm/protocol.h"
+#include "substitution.h"
+
+// The substitution state read by every generated wrapper (substitution.h).
+extern "C" {
+MPI_Comm mcm_app_world = MPI_COMM_NULL;
+MPI_Fint mcm_app_world_f = -1;
+MPI_Fint mcm_world_f = 0;
+
+void mcm_fortran_missing(const char* mpi_function) {
+  std::fprintf(stderr, "libmcm: %s called from Fortran but Open MPI's Fortran bindings "
+               "(libmpi_mpifh) are not loaded; aborting\n", mpi_function);
+  std::abort();
+}
+}
+
+namespace mcm::shim {
+namespace {
+
+Layout g_layout;
+bool g_active = false;
+
+// Marks the application world and, through MPI_COMM_DUP_FN, every communicator duplicated
+// from it: those are the communicators on which plain Open MPI answers the predefined
+// attributes (dup copies them; split, create and topology constructors do not).
+int g_world_lineage_key = MPI_KEYVAL_INVALID;
+
+bool carries_world_attributes(MPI_Comm comm) {
+  if (g_world_lineage_key == MPI_KEYVAL_INVALID || comm == MPI_COMM_NULL) return false;
+  void* value = nullptr;
+  int flag = 0;
+  PMPI_Comm_get_attr(comm, g_world_lineage_key, &value, &flag);
+  return flag != 0;
+}
+
+bool is_predefined_world_key(int keyval) {
+  switch (keyval) {
+    case MPI_TAG_UB: case MPI_HOST: case MPI_IO: case MPI_WTIME_IS_GLOBAL:
+    case MPI_APPNUM: case MPI_UNIVERSE_SIZE: case MPI_LASTUSEDCODE:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+void start() {
+  const char* mode = std::getenv("MCM_MODE");
+  if (mode == nullptr) {
+    std::fprintf(stderr, "libmcm: preloaded without mcmrun (MCM_MODE unset); "
+                 "passing every MPI call through unchanged\n");
+    return;
+  }
+  g_layout = bootstrap(Role::application);
+  // Correctness holds without daemons (the application world is still exact): say so once.
+  const bool first_app_rank = g_layout.world_rank_of_app_rank.front() == g_layout.world_rank;
+  if (g_layout.daemon_count == 0 && first_app_rank) {
+    std::fprintf(stderr, "libmcm: no mcmd in this job (was it launched by mcmrun?); "
+                 "MCM features are off\n");
+  } else if (g_layout.daemon_count > 0 && g_layout.local_daemon < 0) {
+    std::fprintf(stderr, "libmcm: rank %d: no mcmd on this VM; its messages are not managed\n",
+                 g_layout.world_rank);
+  }
+  PMPI_Comm_set_name(g_layout.role_comm, "MPI_COMM_WORLD");
+  PMPI_Comm_create_keyval(MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN, &g_world_lineage_key,
+                          nullptr);
+  PMPI_Comm_set_attr(g_layout.role_comm, g_world_lineage_key, nullptr);
+  mcm_world_f = PMPI_Comm_c2f(MPI_COMM_WORLD);
+  mcm_app_world_f = PMPI_Comm_c2f(g_layout.role_comm);
+  mcm_app_world = g_layout.role_comm;
+  g_active = true;
+}
+
+void stop() {
+  if (!g_active) return;
+  g_active = false;
+  mcm_app_world = MPI_COMM_NULL;
+  if (g_layout.local_daemon >= 0)
+    PMPI_Send(nullptr, 0, MPI_BYTE, g_layout.local_daemon, protocol::kTagAppFinalizing,
+              g_layout.private_comm);
+  release(g_layout);
+  PMPI_Comm_free_keyval(&g_world_lineage_key);
+}
+
+MPI_Comm attribute_comm(MPI_Comm comm, int keyval) {
+  if (!is_predefined_world_key(keyval) || !g_active) return mcm_substitute(comm);
+  if (comm == MPI_COMM_WORLD) return comm;
+  // A duplicate of world inherits all of world's predefined attributes but this one.
+  if (keyval != MPI_LASTUSEDCODE && carries_world_attributes(comm)) return MPI_COMM_WORLD;
+  return comm;
+}
+
+MPI_Fint attribute_comm_f(MPI_Fint comm, MPI_Fint keyval) {
+  if (!is_predefined_world_key(keyval) || !g_active) return mcm_substitute_f(comm);
+  if (comm == mcm_world_f) return comm;
+  return PMPI_Comm_c2f(attribute_comm(PMPI_Comm_f2c(comm), keyval));
+}
+
+}  // namespace mcm::shim

@@ -1,0 +1,39 @@
+/* The one piece of state every generated wrapper reads: which communicator stands for
+ * MPI_COMM_WORLD. C-compatible because the generated wrappers are C.
+ *
+ * Contract: before the shim's bootstrap and after MPI_Finalize, mcm_app_world is
+ * MPI_COMM_NULL and every wrapper passes its arguments through unchanged. In between,
+ * MPI_COMM_WORLD (C) and Fortran handle mcm_world_f (0 in Open MPI) are replaced by the
+ * application world. Cost: one compare per communicator argument; no locks (the two
+ * variables change only inside MPI_Init/MPI_Finalize, which the MPI standard requires to
+ * be called once, by one thread). */
+#ifndef MCM_SUBSTITUTION_H
+#define MCM_SUBSTITUTION_H
+
+#include <mpi.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+extern MPI_Comm mcm_app_world;
+extern MPI_Fint mcm_app_world_f;
+extern MPI_Fint mcm_world_f;
+
+static inline MPI_Comm mcm_substitute(MPI_Comm comm) {
+  return (comm == MPI_COMM_WORLD && mcm_app_world != MPI_COMM_NULL) ? mcm_app_world : comm;
+}
+
+static inline MPI_Fint mcm_substitute_f(MPI_Fint comm) {
+  return (comm == mcm_world_f && mcm_app_world != MPI_COMM_NULL) ? mcm_app_world_f : comm;
+}
+
+/* Called by a Fortran entry point whose Open MPI binding (pmpi_*_) is not loaded:
+ * prints the function's name and aborts, since the call cannot be honoured. */
+void mcm_fortran_missing(const char* mpi_function) __attribute__((noreturn));
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MCM_SUBSTITUTION_H */
