@@ -1,0 +1,66 @@
+#include "daemon.h"
+
+#include <spdlog/spdlog.h>
+
+#include <csignal>
+
+#include "mcm/protocol.h"
+
+namespace mcm::daemon {
+
+Daemon::Daemon(const Layout& layout, std::chrono::microseconds max_idle_sleep,
+               std::shared_ptr<spdlog::logger> log)
+    : layout_(layout),
+      log_(std::move(log)),
+      signals_(io_, SIGTERM, SIGINT, SIGHUP),
+      poller_(io_, max_idle_sleep) {}
+
+Outcome Daemon::run() {
+  signals_.async_wait([this](const boost::system::error_code& ec, int signo) {
+    if (ec) return;
+    signal_ = signo;
+    outcome_ = Outcome::terminated;
+    log_->warn("signal {} received: the job is being torn down, exiting without finalize",
+               signo);
+    io_.stop();
+  });
+  log_->info("vm {} of {}: serving {} application rank(s)", layout_.vm, layout_.daemon_count,
+             layout_.local_app_count);
+  if (layout_.local_app_count == 0) {
+    enter_shutdown_barrier();
+  } else {
+    expect_finalizing_rank();
+  }
+  io_.run();
+  return outcome_;
+}
+
+void Daemon::expect_finalizing_rank() {
+  MPI_Request request;
+  PMPI_Irecv(nullptr, 0, MPI_BYTE, MPI_ANY_SOURCE, protocol::kTagAppFinalizing,
+             layout_.private_comm, &request);
+  poller_.watch(request, [this](const MPI_Status& status) { on_rank_finalizing(status); });
+}
+
+void Daemon::on_rank_finalizing(const MPI_Status& status) {
+  ++finalized_ranks_;
+  log_->debug("world rank {} finalizing ({}/{})", status.MPI_SOURCE, finalized_ranks_,
+              layout_.local_app_count);
+  if (finalized_ranks_ < layout_.local_app_count) {
+    expect_finalizing_rank();
+  } else {
+    enter_shutdown_barrier();
+  }
+}
+
+void Daemon::enter_shutdown_barrier() {
+  log_->info("all local ranks finalized; waiting for the other daemons");
+  MPI_Request request;
+  PMPI_Ibarrier(layout_.role_comm, &request);
+  poller_.watch(request, [this](const MPI_Status&) {
+    signals_.cancel();
+    // io_.run() returns once the poller and the signal wait have no work left.
+  });
+}
+
+}  // namespace mcm::daemon

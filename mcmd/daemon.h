@@ -1,0 +1,54 @@
+// mcmd's event loop: one thread, one boost::asio::io_context, MPI progress included.
+//
+// Life cycle (see mcm/protocol.h for the messages):
+//   1. constructed after PMPI_Init and bootstrap(Role::daemon);
+//   2. run(): waits for kTagAppFinalizing from each application rank of this VM, while
+//      serving signals (SIGTERM/SIGINT/SIGHUP: the job is being torn down);
+//   3. when every local rank has finalized, joins the other daemons in a barrier on the
+//      daemon communicator, then run() returns Outcome::finished and the caller calls
+//      PMPI_Finalize. On a signal run() returns Outcome::terminated at once (no
+//      finalize: the peers are gone or going).
+#pragma once
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <chrono>
+#include <memory>
+
+#include "mcm/bootstrap.h"
+#include "mpi_poller.h"
+
+namespace spdlog {
+class logger;
+}
+
+namespace mcm::daemon {
+
+enum class Outcome { finished, terminated };
+
+class Daemon {
+ public:
+  Daemon(const Layout& layout, std::chrono::microseconds max_idle_sleep,
+         std::shared_ptr<spdlog::logger> log);
+
+  /// Runs the event loop until the job ends (see above). Returns how it ended;
+  /// terminating_signal() tells which signal ended it.
+  Outcome run();
+  int terminating_signal() const { return signal_; }
+
+ private:
+  void expect_finalizing_rank();
+  void on_rank_finalizing(const MPI_Status& status);
+  void enter_shutdown_barrier();
+
+  const Layout& layout_;
+  std::shared_ptr<spdlog::logger> log_;
+  boost::asio::io_context io_;
+  boost::asio::signal_set signals_;
+  MpiPoller poller_;
+  int finalized_ranks_ = 0;
+  int signal_ = 0;
+  Outcome outcome_ = Outcome::finished;
+};
+
+}  // namespace mcm::daemon

@@ -1,0 +1,56 @@
+// mcmd: the MCM daemon, one per VM, launched by mcmrun as the last contexts of the job.
+//
+// All MPI calls here use the PMPI_ names so that a libmcm.so preloaded by mistake into
+// the daemon cannot interpose on it.
+#include <mpi.h>
+#include <spdlog/spdlog.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdio>
+#include <exception>
+
+#include "daemon.h"
+#include "daemon_options.h"
+#include "logging.h"
+#include "mcm/bootstrap.h"
+
+namespace {
+
+/// No daemon outlives its job: when our parent (Open MPI's orted) dies, we get SIGTERM.
+void die_with_parent() {
+  const pid_t parent = getppid();
+  prctl(PR_SET_PDEATHSIG, SIGTERM);
+  if (getppid() != parent) raise(SIGTERM);  // it died before the line above
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  mcm::daemon::DaemonOptions options;
+  try {
+    options = mcm::daemon::parse_options(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "mcmd: %s\n", e.what());
+    return 2;
+  }
+  if (options.exit_now) return 0;
+  die_with_parent();
+
+  PMPI_Init(&argc, &argv);
+  mcm::Layout layout = mcm::bootstrap(mcm::Role::daemon);
+  auto log = mcm::daemon::make_logger(options, layout.vm);
+
+  mcm::daemon::Daemon daemon(layout, options.max_idle_sleep, log);
+  const auto outcome = daemon.run();
+  if (outcome == mcm::daemon::Outcome::terminated) {
+    log->flush();
+    std::_Exit(128 + daemon.terminating_signal());
+  }
+  mcm::release(layout);
+  log->info("finalizing");
+  log->flush();
+  PMPI_Finalize();
+  return 0;
+}

@@ -1,0 +1,55 @@
+#include "mpi_poller.h"
+
+#include <algorithm>
+
+namespace mcm::daemon {
+
+MpiPoller::MpiPoller(boost::asio::io_context& io, std::chrono::microseconds max_sleep)
+    : timer_(io), max_sleep_(std::max(max_sleep, min_sleep_)), sleep_(min_sleep_) {}
+
+void MpiPoller::watch(MPI_Request request, Handler on_complete) {
+  requests_.push_back(request);
+  handlers_.push_back(std::move(on_complete));
+  sleep_ = min_sleep_;
+  start();
+}
+
+void MpiPoller::start() {
+  if (!scheduled_ && !requests_.empty()) schedule();
+}
+
+void MpiPoller::schedule() {
+  scheduled_ = true;
+  timer_.expires_after(sleep_);
+  timer_.async_wait([this](const boost::system::error_code& ec) {
+    scheduled_ = false;
+    if (!ec) poll();
+  });
+}
+
+void MpiPoller::poll() {
+  const int n = static_cast<int>(requests_.size());
+  std::vector<int> done(requests_.size());
+  std::vector<MPI_Status> statuses(requests_.size());
+  int count = 0;
+  PMPI_Testsome(n, requests_.data(), &count, done.data(), statuses.data());
+  if (count == MPI_UNDEFINED || count == 0) {
+    sleep_ = std::min(sleep_ * 2, max_sleep_);
+  } else {
+    // Detach the finished handlers first: a handler may watch() new requests.
+    std::vector<std::pair<Handler, MPI_Status>> finished;
+    for (int i = 0; i < count; ++i)
+      finished.emplace_back(std::move(handlers_[static_cast<size_t>(done[i])]), statuses[i]);
+    for (int i = n - 1; i >= 0; --i) {
+      if (requests_[static_cast<size_t>(i)] == MPI_REQUEST_NULL) {
+        requests_.erase(requests_.begin() + i);
+        handlers_.erase(handlers_.begin() + i);
+      }
+    }
+    sleep_ = min_sleep_;
+    for (auto& [handler, status] : finished) handler(status);
+  }
+  start();
+}
+
+}  // namespace mcm::daemon
