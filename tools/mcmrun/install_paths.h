@@ -1,0 +1,33 @@
+// Where mcmrun finds the programs it puts into the job. All paths it returns are
+// absolute: they are used on every host of the job, so MCM must be installed (or the
+// build tree shared) at the same path everywhere.
+#pragma once
+
+#include <string>
+
+#include "environment.h"
+
+namespace mcmrun {
+
+struct Programs {
+  std::string mpirun;  ///< Open MPI's launcher
+  std::string libmcm;  ///< the shim preloaded into every application rank
+  std::string mcmd;    ///< the per-host daemon
+};
+
+/// $MCM_MPIRUN (a path, or a name looked up in PATH) or `mpirun` from PATH. Throws
+/// UsageError "mpirun not found in PATH (install Open MPI or set MCM_MPIRUN)" or, for a
+/// bad override, "MCM_MPIRUN='x' is not an executable file".
+std::string find_mpirun(const Environment& env);
+
+/// libmcm.so and mcmd belonging to the mcmrun in `bindir`: $MCM_LIBMCM / $MCM_MCMD when
+/// set, else `bindir/mcmd` and libmcm.so in `bindir/../lib` or `bindir/../<libdir>`
+/// (CMAKE_INSTALL_LIBDIR, for installs such as /usr/lib/x86_64-linux-gnu). The build tree
+/// has the same layout (build/bin, build/lib). Throws UsageError naming every path tried.
+/// Fills libmcm and mcmd only.
+Programs find_mcm_files(const std::string& bindir, const Environment& env);
+
+/// The directory of the running executable, from /proc/self/exe; "" if unreadable.
+std::string executable_dir();
+
+}  // namespace mcmrun

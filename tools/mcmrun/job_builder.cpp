@@ -1,0 +1,255 @@
+#include "job_builder.h"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+
+namespace fs = std::filesystem;
+
+namespace mcmrun {
+namespace {
+
+/// Resource managers whose allocation mpirun reads by itself; mcmrun cannot list those
+/// hosts, so it cannot place one daemon on each.
+constexpr const char* kResourceManagerVariables[] = {
+    "SLURM_JOB_ID", "PBS_NODEFILE", "LSB_JOBID", "PE_HOSTFILE", "OMPI_MCA_orte_default_hostfile"};
+
+/// The modifiers of a --map-by value, upper-cased: "slot:PE=2,oversubscribe" gives
+/// {"PE=2", "OVERSUBSCRIBE"}.
+std::vector<std::string> map_by_modifiers(const std::string& policy) {
+  std::vector<std::string> out;
+  const size_t colon = policy.find(':');
+  if (colon == std::string::npos) return out;
+  std::string word;
+  for (size_t i = colon + 1; i <= policy.size(); ++i) {
+    if (i == policy.size() || policy[i] == ':' || policy[i] == ',') {
+      if (!word.empty()) out.push_back(word);
+      word.clear();
+    } else {
+      word += static_cast<char>(std::toupper(static_cast<unsigned char>(policy[i])));
+    }
+  }
+  return out;
+}
+
+bool has_modifier(const std::string& policy, const std::string& modifier) {
+  const auto m = map_by_modifiers(policy);
+  return std::find(m.begin(), m.end(), modifier) != m.end();
+}
+
+/// `policy` without the `modifier` (case-insensitive).
+std::string drop_modifier(const std::string& policy, const std::string& modifier) {
+  const size_t colon = policy.find(':');
+  if (colon == std::string::npos || !has_modifier(policy, modifier)) return policy;
+  std::string out = policy.substr(0, colon);
+  char separator = ':';
+  for (const std::string& m : map_by_modifiers(policy)) {
+    if (m == modifier) continue;
+    out += separator + m;
+    separator = ',';
+  }
+  return out;
+}
+
+bool truthy(const std::string& v) {
+  std::string s;
+  for (char c : v) s += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s == "1" || s == "true" || s == "yes" || s == "t" || s == "y";
+}
+
+/// Whether the user allowed oversubscription, in any of Open MPI's ways.
+bool allows_oversubscription(const CommandLine& cl, const Environment& env) {
+  for (const Context& c : cl.contexts) {
+    if (c.has(Role::oversubscribe)) return true;
+    for (const std::string& policy : c.values(Role::map_by))
+      if (has_modifier(policy, "OVERSUBSCRIBE")) return true;
+    const std::vector<std::string> mca = c.values(Role::mca);
+    for (size_t i = 0; i + 1 < mca.size(); i += 2) {
+      if (mca[i] == "rmaps_base_oversubscribe" && truthy(mca[i + 1])) return true;
+      if (mca[i] == "rmaps_base_mapping_policy" && has_modifier(mca[i + 1], "OVERSUBSCRIBE"))
+        return true;
+    }
+  }
+  if (truthy(env.getenv("OMPI_MCA_rmaps_base_oversubscribe").value_or(""))) return true;
+  return has_modifier(env.getenv("OMPI_MCA_rmaps_base_mapping_policy").value_or(""),
+                      "OVERSUBSCRIBE");
+}
+
+bool forbids_oversubscription(const CommandLine& cl) {
+  for (const Context& c : cl.contexts) {
+    if (c.has(Role::no_oversubscribe)) return true;
+    for (const std::string& policy : c.values(Role::map_by))
+      if (has_modifier(policy, "NOOVERSUBSCRIBE")) return true;
+  }
+  return false;
+}
+
+/// Adds the hosts of `more` not yet in `into`; a known host keeps the larger slot count.
+void merge(mcm::HostList& into, const mcm::HostList& more) {
+  for (const mcm::Host& h : more.hosts) {
+    auto it = std::find_if(into.hosts.begin(), into.hosts.end(),
+                           [&](const mcm::Host& k) { return k.name == h.name; });
+    if (it == into.hosts.end()) {
+      into.hosts.push_back(h);
+    } else if (it->slots >= 0) {
+      it->slots = h.slots < 0 ? -1 : std::max(it->slots, h.slots);
+    }
+  }
+}
+
+std::string absolute_in(const std::string& path, const fs::path& base) {
+  const fs::path p(path);
+  return (p.is_absolute() ? p : base / p).lexically_normal().string();
+}
+
+}  // namespace
+
+Allocation find_allocation(const CommandLine& cl, const Environment& env) {
+  std::vector<std::string> files;
+  std::vector<std::string> defaults;
+  int contexts_with_hosts = 0;
+  bool hwthreads = false;
+  for (const Context& c : cl.contexts) {
+    for (const std::string& f : c.values(Role::hostfile))
+      if (std::find(files.begin(), files.end(), f) == files.end()) files.push_back(f);
+    for (const std::string& f : c.values(Role::default_hostfile))
+      if (std::find(defaults.begin(), defaults.end(), f) == defaults.end()) defaults.push_back(f);
+    contexts_with_hosts += c.has(Role::host) ? 1 : 0;
+    hwthreads = hwthreads || c.has(Role::hwthread_cpus);
+  }
+  if (files.empty()) files = defaults;
+
+  Allocation alloc;
+  if (!files.empty()) {
+    for (const std::string& f : files) merge(alloc.hosts, env.read_hostfile(f));
+    // --host next to a hostfile, or several files, make Open MPI's count hard to predict.
+    if (files.size() == 1 && contexts_with_hosts == 0) alloc.slots = alloc.hosts.total_slots();
+    return alloc;
+  }
+  if (contexts_with_hosts > 0) {
+    for (const Context& c : cl.contexts) {
+      mcm::HostList mine;
+      for (const Option& o : c.options)
+        if (o.role == Role::host) mcm::add_host_list(o.args[0], mine, o.name);
+      merge(alloc.hosts, mine);
+    }
+    if (contexts_with_hosts == 1) alloc.slots = alloc.hosts.total_slots();
+    return alloc;
+  }
+  for (const char* variable : kResourceManagerVariables) {
+    if (env.getenv(variable)) {
+      alloc.warnings.push_back(
+          std::string(variable) +
+          " is set: mpirun will use the resource manager's hosts, which mcmrun cannot list; "
+          "only one mcmd is started. Give --hostfile or --host to get one per host.");
+      return alloc;
+    }
+  }
+  alloc.slots = env.local_slots(hwthreads);
+  return alloc;
+}
+
+std::vector<std::string> check_slots(const CommandLine& cl, const Allocation& alloc,
+                                     const Environment& env) {
+  if (allows_oversubscription(cl, env)) return {};
+  long ranks = 0;
+  for (const Context& c : cl.contexts) {
+    const std::vector<std::string> np = c.values(Role::np);
+    if (np.empty() || c.has(Role::per_node)) return {};  // mpirun decides the count
+    ranks += std::stol(np.back());                       // the last -np wins, as in mpirun
+  }
+  if (alloc.slots < 0) {
+    if (forbids_oversubscription(cl))
+      return {"cannot enforce --nooversubscribe: the allocation's slot count is unknown"};
+    return {};
+  }
+  if (ranks > alloc.slots)
+    throw UsageError("not enough slots: " + std::to_string(ranks) +
+                     " ranks requested but the allocation has " + std::to_string(alloc.slots) +
+                     " slots (use --oversubscribe to allow it)");
+  return {};
+}
+
+Settings resolve_settings(const CommandLine& cl, const mcm::Config* config,
+                          const std::string& cwd) {
+  Settings s;
+  if (cl.config_file) s.config_file = absolute_in(*cl.config_file, cwd);
+  if (cl.mode) {
+    s.mode = *cl.mode;
+    require_available(s.mode, "--mode " + std::string(to_string(s.mode)));
+  } else if (config != nullptr) {
+    s.mode = config->mode;
+    require_available(s.mode, "mode " + std::string(to_string(s.mode)) + " (set in " +
+                                  cl.config_file.value_or("the config file") + ")");
+  }
+  if (cl.log_dir) {
+    s.log_dir = absolute_in(*cl.log_dir, cwd);
+  } else if (config != nullptr && !config->log_dir.empty()) {
+    s.log_dir = absolute_in(config->log_dir, fs::path(s.config_file).parent_path());
+  }
+  return s;
+}
+
+std::vector<std::string> build_mpirun_argv(const CommandLine& cl, const Allocation& alloc,
+                                           const Settings& settings, const Programs& programs,
+                                           const Environment& env) {
+  const std::string mode(to_string(settings.mode));
+  std::vector<std::string> argv = {programs.mpirun};
+  for (size_t k = 0; k < cl.contexts.size(); ++k) {
+    const Context& c = cl.contexts[k];
+    if (k > 0) argv.push_back(":");
+    std::string preload = programs.libmcm;
+    for (const Option& o : c.options) {
+      if (o.role == Role::export_env &&
+          (o.args[0] == "LD_PRELOAD" || o.args[0].rfind("LD_PRELOAD=", 0) == 0)) {
+        // The user's preload runs after the shim: merged into the env below.
+        const std::string user = o.args[0] == "LD_PRELOAD" ? env.getenv("LD_PRELOAD").value_or("")
+                                                           : o.args[0].substr(11);
+        if (!user.empty()) preload += ":" + user;
+        continue;
+      }
+      if (o.role == Role::no_oversubscribe) continue;  // check_slots() enforces it instead
+      argv.push_back(o.name);
+      for (const std::string& a : o.args)
+        argv.push_back(o.role == Role::map_by ? drop_modifier(a, "NOOVERSUBSCRIBE") : a);
+    }
+    if (k == 0 && !c.has(Role::oversubscribe)) argv.push_back("--oversubscribe");
+    argv.insert(argv.end(), {"env", "LD_PRELOAD=" + preload, "MCM_MODE=" + mode});
+    if (!settings.log_dir.empty()) argv.push_back("MCM_LOG_DIR=" + settings.log_dir);
+    if (!settings.config_file.empty()) argv.push_back("MCM_CONFIG=" + settings.config_file);
+    argv.insert(argv.end(), c.program.begin(), c.program.end());
+  }
+
+  std::vector<std::string> daemon = {programs.mcmd, "--mode", mode};
+  if (!settings.log_dir.empty()) daemon.insert(daemon.end(), {"--log-dir", settings.log_dir});
+  if (!settings.config_file.empty())
+    daemon.insert(daemon.end(), {"--config", settings.config_file});
+  auto add_daemon = [&](const std::vector<std::string>& placement) {
+    argv.insert(argv.end(), {":", "-np", "1"});
+    argv.insert(argv.end(), placement.begin(), placement.end());
+    argv.insert(argv.end(), daemon.begin(), daemon.end());
+  };
+  if (alloc.hosts.hosts.empty()) add_daemon({});
+  for (const mcm::Host& h : alloc.hosts.hosts)
+    add_daemon({"--host", h.name + ":" + (h.slots > 0 ? std::to_string(h.slots) : "*")});
+  return argv;
+}
+
+std::string shell_quote(std::string_view word) {
+  const bool plain = !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) ||
+           std::string_view("_@%+=:,./-").find(c) != std::string_view::npos;
+  });
+  if (plain) return std::string(word);
+  std::string out = "'";
+  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string shell_join(const std::vector<std::string>& argv) {
+  std::string out;
+  for (const std::string& a : argv) out += (out.empty() ? "" : " ") + shell_quote(a);
+  return out;
+}
+
+}  // namespace mcmrun

@@ -1,0 +1,74 @@
+// From a parsed command line to the one MPMD mpirun job MCM runs:
+//
+//   mpirun <first context's options> --oversubscribe
+//          env LD_PRELOAD=<libmcm.so>[:<user's>] MCM_MODE=<mode> [MCM_LOG_DIR=..]
+//              [MCM_CONFIG=..] <program> <args>
+//        [ : <options> env LD_PRELOAD=... <program2> <args> ... ]
+//        : -np 1 --host <h1>:<slots> <mcmd> --mode <mode> [--log-dir D] [--config F]
+//        : -np 1 --host <h2>:<slots> <mcmd> ...          (one context per host)
+//
+// The daemons come last, so the application's ranks, MPI_APPNUM and
+// OMPI_COMM_WORLD_RANK are exactly those of plain mpirun. A daemon's --host repeats the
+// host's slot count (`h:*` when mpirun counts cores) because Open MPI 4.1 lets the last
+// context's --host redefine a host's slots. --oversubscribe is needed for the daemons'
+// extra slots; check_slots() keeps mpirun's refusal when the application alone would
+// oversubscribe.
+//
+// Everything here is pure except through the injected Environment.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "command_line.h"
+#include "environment.h"
+#include "install_paths.h"
+#include "mcm/config.h"
+#include "mcm/hostfile.h"
+
+namespace mcmrun {
+
+/// The hosts of the job as far as mcmrun can tell before mpirun runs.
+struct Allocation {
+  mcm::HostList hosts;  ///< empty: this machine (or a resource manager's nodes) only
+  int slots = -1;       ///< total slots, -1 when unknown
+  std::vector<std::string> warnings;
+};
+
+/// The hosts of --hostfile/--machinefile (all files, in order), else of --default-hostfile,
+/// else of every context's --host lists (first appearance order), else this machine with
+/// env.local_slots(). Throws mcm::ConfigError for an unreadable or malformed hostfile or a
+/// bad --host list.
+Allocation find_allocation(const CommandLine& cl, const Environment& env);
+
+/// Throws UsageError "not enough slots: R ranks requested but the allocation has S slots
+/// (use --oversubscribe to allow it)" when the user did not allow oversubscription
+/// (--oversubscribe, --map-by ...:OVERSUBSCRIBE, rmaps_base_oversubscribe), every context
+/// has an -np, the slots are known, and the ranks exceed them. Returns warnings.
+std::vector<std::string> check_slots(const CommandLine& cl, const Allocation& alloc,
+                                     const Environment& env);
+
+/// mcmrun's settings after merging the command line over the config file.
+struct Settings {
+  mcm::Mode mode = mcm::Mode::off;
+  std::string log_dir;      ///< absolute, or empty
+  std::string config_file;  ///< absolute, or empty
+};
+
+/// The command line wins over the config (`config` may be null). A relative log_dir from
+/// the config file is relative to the file's directory; from the command line, to `cwd`.
+/// Throws UsageError when the resulting mode is not available in this release.
+Settings resolve_settings(const CommandLine& cl, const mcm::Config* config, const std::string& cwd);
+
+/// The complete mpirun argv (argv[0] = programs.mpirun), as described at the top.
+std::vector<std::string> build_mpirun_argv(const CommandLine& cl, const Allocation& alloc,
+                                           const Settings& settings, const Programs& programs,
+                                           const Environment& env);
+
+/// `word` quoted for a POSIX shell, unchanged when it needs no quoting.
+std::string shell_quote(std::string_view word);
+/// The argv as one shell command line.
+std::string shell_join(const std::vector<std::string>& argv);
+
+}  // namespace mcmrun

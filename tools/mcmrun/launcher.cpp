@@ -1,0 +1,127 @@
+#include "launcher.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <stdexcept>
+
+namespace mcmrun {
+namespace {
+
+constexpr int kForwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
+constexpr int kCount = sizeof kForwarded / sizeof kForwarded[0];
+
+volatile sig_atomic_t g_child = 0;  // the pid signals go to; 0 when none
+
+void forward(int signal, siginfo_t* info, void*) {
+  if (info != nullptr && info->si_code == SI_KERNEL) return;  // the child got it too
+  const pid_t child = g_child;
+  if (child > 0) kill(child, signal);
+}
+
+std::vector<char*> c_argv(const std::vector<std::string>& argv) {
+  std::vector<char*> out;
+  for (const std::string& a : argv) out.push_back(const_cast<char*>(a.c_str()));
+  out.push_back(nullptr);
+  return out;
+}
+
+pid_t wait_for(pid_t pid, int& status) {
+  pid_t r;
+  do {
+    r = waitpid(pid, &status, 0);
+  } while (r < 0 && errno == EINTR);
+  return r;
+}
+
+}  // namespace
+
+int run_and_wait(const std::vector<std::string>& argv) {
+  std::vector<char*> args = c_argv(argv);
+
+  // Block the forwarded signals until the child's pid is known, so none is lost.
+  sigset_t forwarded, previous_mask;
+  sigemptyset(&forwarded);
+  for (int s : kForwarded) sigaddset(&forwarded, s);
+  sigprocmask(SIG_BLOCK, &forwarded, &previous_mask);
+
+  struct sigaction previous[kCount];
+  struct sigaction handler {};
+  handler.sa_sigaction = forward;
+  handler.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&handler.sa_mask);
+  for (int i = 0; i < kCount; ++i) {
+    sigaction(kForwarded[i], nullptr, &previous[i]);
+    sigaction(kForwarded[i], &handler, nullptr);
+  }
+  auto restore = [&] {
+    for (int i = 0; i < kCount; ++i) sigaction(kForwarded[i], &previous[i], nullptr);
+    sigprocmask(SIG_SETMASK, &previous_mask, nullptr);
+  };
+
+  const pid_t pid = fork();
+  if (pid < 0) {
+    const int error = errno;
+    restore();
+    throw std::runtime_error(std::string("cannot fork: ") + std::strerror(error));
+  }
+  if (pid == 0) {
+    restore();
+    execv(args[0], args.data());
+    std::fprintf(stderr, "mcmrun: cannot run '%s': %s\n", args[0], std::strerror(errno));
+    _exit(127);
+  }
+  g_child = pid;
+  sigprocmask(SIG_SETMASK, &previous_mask, nullptr);
+
+  int status = 0;
+  const pid_t r = wait_for(pid, status);
+  g_child = 0;
+  restore();
+  if (r < 0) throw std::runtime_error(std::string("waitpid: ") + std::strerror(errno));
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
+std::optional<std::string> capture_output(const std::vector<std::string>& argv) {
+  std::vector<char*> args = c_argv(argv);
+  int pipe_fds[2];
+  if (pipe2(pipe_fds, O_CLOEXEC) != 0) return std::nullopt;
+  const pid_t pid = fork();
+  if (pid < 0) {
+    close(pipe_fds[0]);
+    close(pipe_fds[1]);
+    return std::nullopt;
+  }
+  if (pid == 0) {
+    const int null = open("/dev/null", O_RDWR);
+    dup2(null, STDIN_FILENO);
+    dup2(null, STDERR_FILENO);
+    dup2(pipe_fds[1], STDOUT_FILENO);
+    execv(args[0], args.data());
+    _exit(127);
+  }
+  close(pipe_fds[1]);
+  std::string out;
+  char buffer[4096];
+  for (;;) {
+    const ssize_t n = read(pipe_fds[0], buffer, sizeof buffer);
+    if (n > 0) {
+      out.append(buffer, static_cast<size_t>(n));
+    } else if (n == 0 || errno != EINTR) {
+      break;
+    }
+  }
+  close(pipe_fds[0]);
+  int status = 0;
+  if (wait_for(pid, status) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    return std::nullopt;
+  return out;
+}
+
+}  // namespace mcmrun

@@ -1,0 +1,26 @@
+// Running mpirun: the only part of mcmrun that starts processes.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mcmrun {
+
+/// Runs argv[0] (a path) with `argv` as a child and waits for it. While it runs,
+/// SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2 sent to mcmrun are forwarded to
+/// it, except those the kernel sent to the whole foreground process group (terminal keys,
+/// hang-up), which the child has received already: mpirun treats a second SIGINT as
+/// "abort now without cleaning up". They are forwarded even if mcmrun started with them
+/// ignored (`mcmrun ... &` in a script ignores SIGINT), because mpirun, which installs its
+/// own handlers, would react to them; the child starts with the dispositions mcmrun
+/// inherited. Returns the status to exit with: the child's exit status, or
+/// 128 + N when signal N killed it. The child is always reaped. Throws std::runtime_error
+/// if it cannot fork; a failed exec makes the child exit 127 with a message.
+int run_and_wait(const std::vector<std::string>& argv);
+
+/// Runs `argv` with stdin and stderr on /dev/null and returns what it wrote to stdout, or
+/// nullopt if it could not run or exited with a non-zero status.
+std::optional<std::string> capture_output(const std::vector<std::string>& argv);
+
+}  // namespace mcmrun

@@ -1,0 +1,95 @@
+// mcmrun: runs an MPI application under MCM (see usage.cpp for the user's view and
+// job_builder.h for the job it builds).
+//
+// Order of work: parse, check everything that can be checked (config, mode, programs,
+// hostfiles, slots), and only then create the log directory and start mpirun. Any
+// mistake before the start exits 2 with "mcmrun: <message>" and leaves nothing behind.
+#include <cstdio>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "command_line.h"
+#include "environment.h"
+#include "install_paths.h"
+#include "job_builder.h"
+#include "launcher.h"
+#include "mcm/config.h"
+#include "mcm/error.h"
+#include "usage.h"
+
+namespace {
+
+constexpr int kUsageExit = 2;
+
+int print_version(const mcmrun::Environment& env) {
+  std::string mpirun;
+  std::string output;
+  try {
+    mpirun = mcmrun::find_mpirun(env);
+    output = mcmrun::capture_output({mpirun, "--version"}).value_or("");
+  } catch (const mcmrun::UsageError&) {
+    // not found: reported as such below
+  }
+  std::fputs(mcmrun::version_text(mpirun, output).c_str(), stdout);
+  return 0;
+}
+
+int run(const std::vector<std::string>& args) {
+  const mcmrun::Environment env = mcmrun::system_environment();
+  const mcmrun::CommandLine cl = mcmrun::parse_command_line(args);
+  if (cl.help) {
+    std::fputs(mcmrun::help_text(), stdout);
+    return 0;
+  }
+  if (cl.version) return print_version(env);
+
+  std::optional<mcm::Config> config;
+  if (cl.config_file) config = mcm::load_config(*cl.config_file);
+  const mcmrun::Settings settings =
+      mcmrun::resolve_settings(cl, config ? &*config : nullptr, env.cwd);
+
+  const std::string mpirun = mcmrun::find_mpirun(env);
+  mcmrun::Programs programs = mcmrun::find_mcm_files(mcmrun::executable_dir(), env);
+  programs.mpirun = mpirun;
+
+  const mcmrun::Allocation alloc = mcmrun::find_allocation(cl, env);
+  for (const std::string& w : alloc.warnings)
+    std::fprintf(stderr, "mcmrun: warning: %s\n", w.c_str());
+  for (const std::string& w : mcmrun::check_slots(cl, alloc, env))
+    std::fprintf(stderr, "mcmrun: warning: %s\n", w.c_str());
+
+  const std::vector<std::string> argv =
+      mcmrun::build_mpirun_argv(cl, alloc, settings, programs, env);
+  const std::string command = mcmrun::shell_join(argv);
+  if (cl.dry_run) {
+    std::printf("%s\n", command.c_str());
+    return 0;
+  }
+  if (!settings.log_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(settings.log_dir, ec);
+    if (ec || !std::filesystem::is_directory(settings.log_dir))
+      throw mcmrun::UsageError("cannot create log directory '" + settings.log_dir +
+                               "': " + (ec ? ec.message() : "not a directory"));
+  }
+  if (cl.verbose) std::fprintf(stderr, "%s\n", command.c_str());
+  std::fflush(nullptr);
+  return mcmrun::run_and_wait(argv);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(std::vector<std::string>(argv + 1, argv + argc));
+  } catch (const mcmrun::UsageError& e) {
+    std::fprintf(stderr, "mcmrun: %s\n", e.what());
+  } catch (const mcm::ConfigError& e) {
+    std::fprintf(stderr, "mcmrun: %s\n", e.what());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "mcmrun: %s\n", e.what());
+  }
+  return kUsageExit;
+}

@@ -1,0 +1,68 @@
+#include "usage.h"
+
+#ifndef MCM_VERSION
+#define MCM_VERSION "unknown"
+#endif
+
+namespace mcmrun {
+
+const char* help_text() {
+  return R"(Usage: mcmrun [mcmrun options] [mpirun options] program [args]
+              [: [mpirun options] program2 [args] ...]
+
+Runs an MPI application under MCM: one Open MPI job made of the application's
+ranks, with libmcm.so preloaded, plus one mcmd daemon per host of the
+allocation. The application sees the same ranks, MPI_COMM_WORLD and
+MPI_APPNUM as under plain mpirun, and mcmrun exits with mpirun's status.
+
+mcmrun options (before the first program; --opt=value works too):
+  --mode MODE      off, record, relay or adaptive (default: the config file's
+                   mode, else off). This release implements: off.
+  --config FILE    MCM's YAML configuration. It is checked before anything
+                   starts and given to every rank and daemon.
+  --log-dir DIR    where the run's records go; created if missing. Relative to
+                   the working directory (to the config file's directory when
+                   it comes from the config). Every host writes to it at the
+                   same path: use a shared file system for a single directory.
+  --dry-run        print the mpirun command line and exit without running it
+  -v, --verbose    print the mpirun command line on stderr, then run it
+  -h, --help       print this help and exit
+  -V, --version    print the versions of mcmrun and Open MPI and exit
+
+All other options go to mpirun unchanged (see mpirun --help): -np N,
+--hostfile FILE, --host a,b, --map-by ..., -x VAR=VALUE, --mca NAME VALUE...
+  - Daemons go on the hosts of --hostfile (or --machinefile), else of the
+    --host lists; with neither, one daemon runs on this machine.
+  - mcmrun adds --oversubscribe because each daemon takes a slot, but, like
+    mpirun, refuses more ranks than slots unless you pass --oversubscribe.
+  - -x LD_PRELOAD=LIB is kept: LIB is preloaded after libmcm.so.
+  - mpirun's own -v, -h and -V are mcmrun's here; --app files are not supported.
+  - libmcm.so and mcmd are used at the same absolute path on every host.
+
+Examples:
+  mcmrun -np 4 ./solver input.dat
+  mcmrun --hostfile hosts.txt -np 16 --log-dir runs/1 ./solver input.dat
+  mcmrun --config mcm.yaml --host vm1:2,vm2:2 -np 4 ./a.out
+  mcmrun -np 1 ./master : -np 8 ./worker
+  mcmrun --dry-run --hostfile hosts.txt -np 6 ./a.out
+
+Environment:
+  MCM_MPIRUN   the mpirun to use (a path, or a name looked up in PATH);
+               default: mpirun from PATH
+  MCM_LIBMCM   libmcm.so to preload (default: ../lib next to mcmrun's bin/)
+  MCM_MCMD     mcmd to start (default: next to mcmrun)
+
+Exit status: mpirun's; 128+N when mpirun died of signal N; 2 for a usage or
+configuration error (then nothing was started).
+)";
+}
+
+std::string version_text(const std::string& mpirun, const std::string& mpirun_version_output) {
+  std::string text = "mcmrun (MCM) " MCM_VERSION "\n";
+  if (mpirun.empty()) return text + "mpirun: not found\n";
+  const std::string first_line = mpirun_version_output.substr(0, mpirun_version_output.find('\n'));
+  if (first_line.empty()) return text + mpirun + ": version unknown\n";
+  return text + first_line + " (" + mpirun + ")\n";
+}
+
+}  // namespace mcmrun
