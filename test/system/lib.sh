@@ -1,0 +1,61 @@
+# Shared helpers of the system tests (sourced). Each test brings up its own virtual
+# cluster and removes it on exit, also when it fails.
+#
+#   MCM_BUILD   the build tree (bin/mcmrun, test/mpi/...), first argument of every test
+#   pass/fail   count checks; finish prints "N passed, M failed" and sets the exit status
+
+MCM_SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+TESTBED="$MCM_SRC/scripts/testbed"
+passed=0
+failed=0
+
+pass() { passed=$((passed + 1)); echo "ok   - $*"; }
+fail() { failed=$((failed + 1)); echo "FAIL - $*"; }
+check() {  # check "description" command...  (passes when the command succeeds)
+  local what=$1; shift
+  if "$@"; then pass "$what"; else fail "$what"; fi
+}
+finish() {
+  echo "$passed passed, $failed failed"
+  [ "$failed" -eq 0 ]
+}
+
+# real_errors FILE: FILE without Open MPI's harmless launcher race line ("plm:rsh: Warning:
+# setpgid(...) failed in parent": mpirun sets the agent's process group after the agent
+# already exec'd; Open MPI's own source says to ignore it).
+real_errors() { grep -v 'plm:rsh: Warning: setpgid' "$1" || true; }
+
+# testbed_up N: a fresh cluster of N VMs, removed when the test exits.
+testbed_up() {
+  if [ -e /run/mcm-testbed ]; then
+    echo "a testbed is already up: run '$TESTBED down' first (tests bring up their own)" >&2
+    exit 1
+  fi
+  trap '"$TESTBED" down >/dev/null 2>&1 || true' EXIT
+  "$TESTBED" up "$1" >/dev/null
+  eval "$("$TESTBED" env)"
+}
+
+# no_process_left NAME: true once no live process (zombies aside: this machine's PID 1
+# may reap late) is named NAME, waiting up to 10 s for a job's teardown to finish.
+no_process_left() {
+  local pid
+  for _ in $(seq 50); do
+    local alive=0
+    for pid in $(pgrep -x "$1"); do
+      [ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" = Z ] || alive=1
+    done
+    [ $alive -eq 0 ] && return 0
+    sleep 0.2
+  done
+  return 1
+}
+
+# count_in_vm I NAME: number of processes named NAME inside VM I.
+count_in_vm() {
+  local n=0 pid
+  for pid in $(ip netns pids "mcm-vm$1" 2>/dev/null); do
+    [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = "$2" ] && n=$((n + 1))
+  done
+  echo "$n"
+}

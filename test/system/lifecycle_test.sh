@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Checks the process model on a real 3-VM testbed: under mcmrun the application sees a
+# world of 6 ranks over 3 hosts; while it runs exactly one mcmd runs in each VM; after
+# it ends (normally, by an application crash, or by mcmrun being interrupted) no mcmd
+# is left anywhere.
+# Usage: lifecycle_test.sh BUILD_DIR
+set -u
+. "$(dirname "$0")/lib.sh"
+BUILD=$1
+testbed_up 3
+work=$(mktemp -d)
+trap '"$TESTBED" down >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
+mcmrun=("$BUILD/bin/mcmrun" --mode off --hostfile "$MCM_HOSTFILE")
+
+# wait_for FILE PATTERN SECONDS: true once FILE contains PATTERN.
+wait_for() {
+  for _ in $(seq $(($3 * 10))); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
+  return 1
+}
+
+# 1. A normal run.
+"${mcmrun[@]}" -np 6 "$BUILD/test/system/hold_app" "$work/go" >"$work/out" 2>"$work/err" &
+job=$!
+check "application sees 6 ranks on 3 hosts" wait_for "$work/out" "world 6 ranks on 3 hosts" 60
+for vm in 1 2 3; do
+  check "exactly one mcmd in vm$vm while the job runs" [ "$(count_in_vm $vm mcmd)" -eq 1 ]
+  check "two application ranks in vm$vm" [ "$(count_in_vm $vm hold_app)" -eq 2 ]
+done
+touch "$work/go"
+wait $job
+check "mcmrun exits 0 after a clean run" [ $? -eq 0 ]
+check "no mcmd left after the job" no_process_left mcmd
+check "nothing on stderr of a clean run" [ -z "$(real_errors "$work/err")" ]
+rm -f "$work/go"
+
+# 2. An application rank crashes: the job ends, mcmrun reports failure, no daemon stays.
+"${mcmrun[@]}" -np 6 "$BUILD/test/system/hold_app" "$work/go" crash >"$work/out" 2>"$work/err"
+status=$?
+check "mcmrun fails when a rank crashes (status $status)" [ $status -ne 0 ]
+mpirun --hostfile "$MCM_HOSTFILE" -np 6 "$BUILD/test/system/hold_app" "$work/go" crash \
+  >/dev/null 2>&1
+check "same status as plain mpirun for a crash ($status vs $?)" [ $status -eq $? ]
+check "no mcmd left after a crash" no_process_left mcmd
+
+# 3. mcmrun interrupted (Ctrl-C) while the job runs.
+"${mcmrun[@]}" -np 6 "$BUILD/test/system/hold_app" "$work/go" >"$work/out" 2>"$work/err" &
+job=$!
+wait_for "$work/out" "world 6" 60
+kill -INT $job
+wait $job
+status=$?
+check "mcmrun interrupted exits non-zero (status $status)" [ $status -ne 0 ]
+check "no mcmd left after an interrupt" no_process_left mcmd
+check "no orted left after an interrupt" no_process_left orted
+finish

@@ -1,0 +1,129 @@
+// The config file: defaults, the schema, and error positions (FILE:LINE:COLUMN).
+#include "mcm/config.h"
+
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <fstream>
+
+#include "mcm/error.h"
+
+namespace {
+
+/// A file under /tmp holding `text`, removed when the test ends (even when it fails).
+struct TempFile {
+  explicit TempFile(const std::string& text) {
+    char name[] = "/tmp/mcm_config_test_XXXXXX";
+    const int fd = mkstemp(name);
+    if (fd >= 0) close(fd);
+    path = name;
+    std::ofstream(path) << text;
+  }
+  ~TempFile() { std::remove(path.c_str()); }
+  std::string path;
+};
+
+std::string error_of(const std::string& text) {
+  try {
+    mcm::parse_config(text, "mcm.yaml");
+  } catch (const mcm::ConfigError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+}  // namespace
+
+TEST_CASE("config: an empty file gives the defaults", "[config]") {
+  for (const char* text : {"", "# only a comment\n", "---\n"}) {
+    const mcm::Config c = mcm::parse_config(text, "mcm.yaml");
+    CHECK(c.mode == mcm::Mode::off);
+    CHECK(c.log_dir.empty());
+    CHECK(c.daemon.idle_sleep_max_us == 2000);
+    CHECK(c.daemon.log_level == "info");
+  }
+}
+
+TEST_CASE("config: every key is read", "[config]") {
+  const mcm::Config c = mcm::parse_config(
+      "mode: relay\n"
+      "log_dir: /tmp/run 1\n"
+      "daemon:\n"
+      "  idle_sleep_max_us: 10\n"
+      "  log_level: \"debug\"\n",
+      "mcm.yaml");
+  CHECK(c.mode == mcm::Mode::relay);
+  CHECK(c.log_dir == "/tmp/run 1");
+  CHECK(c.daemon.idle_sleep_max_us == 10);
+  CHECK(c.daemon.log_level == "debug");
+  CHECK(
+      mcm::parse_config("daemon:\n  idle_sleep_max_us: 1000000\n", "f").daemon.idle_sleep_max_us ==
+      1000000);
+  CHECK(mcm::parse_config("daemon:\n", "f").daemon.log_level == "info");  // empty section
+}
+
+TEST_CASE("config: YAML syntax errors carry file:line:column", "[config]") {
+  CHECK(error_of("mode: off\nlog_dir: a: b\n") == "mcm.yaml:2:11: illegal map value");
+  CHECK(error_of("mode: off\ndaemon:\n  log_level: info\n bad: 1\n") ==
+        "mcm.yaml:4:2: end of map not found");
+  CHECK(error_of("mode: off\nlog_dir: [a, b\n") == "mcm.yaml:3:1: end of sequence flow not found");
+  CHECK(error_of("mode: off\n\tlog_dir: x\n") ==
+        "mcm.yaml:2:1: illegal tab when looking for indentation");
+}
+
+TEST_CASE("config: unknown keys are named, with the valid ones", "[config]") {
+  CHECK(error_of("mode: off\nmoode: relay\n") ==
+        "mcm.yaml:2:1: unknown key 'moode' (valid keys: mode, log_dir, daemon)");
+  CHECK(error_of("daemon:\n  log_level: info\n  idle_sleep: 5\n") ==
+        "mcm.yaml:3:3: unknown key 'idle_sleep' in daemon (valid keys: idle_sleep_max_us, "
+        "log_level)");
+}
+
+TEST_CASE("config: wrong types and values", "[config]") {
+  const std::string range = "daemon.idle_sleep_max_us must be an integer between 10 and 1000000";
+  CHECK(error_of("# c\nmode: off\ndaemon:\n  idle_sleep_max_us: abc\n") ==
+        "mcm.yaml:4:3: " + range);
+  CHECK(error_of("daemon:\n  idle_sleep_max_us: 9\n") == "mcm.yaml:2:3: " + range);
+  CHECK(error_of("daemon:\n  idle_sleep_max_us: 1000001\n") == "mcm.yaml:2:3: " + range);
+  CHECK(error_of("daemon:\n  idle_sleep_max_us: \"2000\"\n") == "mcm.yaml:2:3: " + range);
+  CHECK(error_of("daemon:\n  idle_sleep_max_us: 1.5\n") == "mcm.yaml:2:3: " + range);
+  CHECK(error_of("daemon:\n  idle_sleep_max_us: [1]\n") == "mcm.yaml:2:3: " + range);
+  CHECK(error_of("mode: fast\n") ==
+        "mcm.yaml:1:1: mode must be one of off, record, relay, adaptive (got 'fast')");
+  CHECK(error_of("daemon:\n  log_level: verbose\n") ==
+        "mcm.yaml:2:3: daemon.log_level must be one of trace, debug, info, warn, error (got "
+        "'verbose')");
+  CHECK(error_of("log_dir: [a]\n") == "mcm.yaml:1:1: log_dir must be a non-empty string");
+  CHECK(error_of("log_dir:\n") == "mcm.yaml:1:1: log_dir must be a non-empty string");
+  CHECK(error_of("daemon: 5\n") == "mcm.yaml:1:1: daemon must be a map of settings");
+  CHECK(error_of("- mode\n") ==
+        "mcm.yaml:1:1: the top level must be a map of settings (valid keys: mode, log_dir, "
+        "daemon)");
+}
+
+TEST_CASE("config: duplicate keys and extra documents are errors", "[config]") {
+  CHECK(error_of("mode: off\nlog_dir: /a\nmode: relay\n") ==
+        "mcm.yaml:3:1: duplicate key 'mode' (first given on line 1)");
+  CHECK(error_of("mode: off\n---\nmode: relay\n") ==
+        "mcm.yaml:3:1: only one YAML document is allowed");
+}
+
+TEST_CASE("config: load_config reads files and reports unreadable ones", "[config]") {
+  CHECK_THROWS_WITH(mcm::load_config("/nonexistent/mcm.yaml"),
+                    "cannot read config file '/nonexistent/mcm.yaml': No such file or directory");
+  CHECK_THROWS_WITH(mcm::load_config("/"), "cannot read config file '/': Is a directory");
+
+  const TempFile file("mode: record\ndaemon:\n  log_level: warn\n");
+  const mcm::Config c = mcm::load_config(file.path);
+  CHECK(c.mode == mcm::Mode::record);
+  CHECK(c.daemon.log_level == "warn");
+
+  const TempFile bad("mode: record\ndaemon:\n  log_level: loud\n");
+  CHECK_THROWS_WITH(mcm::load_config(bad.path), Catch::StartsWith(bad.path + ":3:3: "));
+}
+
+TEST_CASE("config: mode names round-trip", "[config]") {
+  for (mcm::Mode m : mcm::kAllModes) CHECK(mcm::parse_mode(mcm::to_string(m)) == m);
+  CHECK_FALSE(mcm::parse_mode("OFF").has_value());
+}

@@ -1,0 +1,3 @@
+// The Catch2 main of mcm_unit_tests (kept alone: it is the slow file to compile).
+#define CATCH_CONFIG_MAIN
+#include <catch2/catch.hpp>
