@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Checks the process model on a real 3-VM testbed: under mcmrun the application sees a
-# world of 6 ranks over 3 hosts; while it runs exactly one mcmd runs in each VM; after
+# world of 6 ranks over 3 hosts; while it runs exactly one mcmd runs in each VM, and the
+# idle daemons do not spin; after
 # it ends (normally, by an application crash, or by mcmrun being interrupted) no mcmd
 # is left anywhere.
 # Usage: lifecycle_test.sh BUILD_DIR
@@ -26,6 +27,14 @@ for vm in 1 2 3; do
   check "exactly one mcmd in vm$vm while the job runs" [ "$(count_in_vm $vm mcmd)" -eq 1 ]
   check "two application ranks in vm$vm" [ "$(count_in_vm $vm hold_app)" -eq 2 ]
 done
+# An idle daemon must not spin: over 3 s it may use a small fraction of a core.
+cpu_ticks() {  # user + system clock ticks of all mcmd processes
+  for pid in $(pgrep -x mcmd); do cat "/proc/$pid/stat"; done | awk '{t += $14 + $15} END {print t + 0}'
+}
+before=$(cpu_ticks); sleep 3; after=$(cpu_ticks)
+hz=$(getconf CLK_TCK)
+check "3 idle mcmd used $(( (after - before) * 1000 / hz )) ms of CPU in 3 s (limit 450 ms)" \
+  [ $(( (after - before) * 1000 / hz )) -lt 450 ]
 touch "$work/go"
 wait $job
 check "mcmrun exits 0 after a clean run" [ $? -eq 0 ]
