@@ -1,13 +1,24 @@
-! f90_attr_topo (use mpi): MPI_Comm_get_attr(MPI_COMM_WORLD, ...) for
+! f77_attr_topo (include 'mpif.h') and f90_attr_topo (use mpi), from this one source:
+! MPI_Comm_get_attr(MPI_COMM_WORLD, ...) for
 ! MPI_TAG_UB (>= 32767), MPI_APPNUM, MPI_UNIVERSE_SIZE, MPI_WTIME_IS_GLOBAL
 ! with INTEGER(KIND=MPI_ADDRESS_KIND) values; a user keyval with
 ! MPI_COMM_DUP_FN set on world and seen on a dup; Cart_create on world with
 ! Cart_coords/Cart_shift; Intercomm_create with world as the peer plus
 ! Intercomm_merge; Comm_set_errhandler(world, MPI_ERRORS_RETURN) and the
 ! error class of a send to rank == size (MPI_ERR_RANK).
-program f90_attr_topo
+#ifdef MCM_USE_MPI_MODULE
+#define FLAVOUR 'f90'
+#else
+#define FLAVOUR 'f77'
+#endif
+program fortran_attr_topo
+#ifdef MCM_USE_MPI_MODULE
   use mpi
+#endif
   implicit none
+#ifndef MCM_USE_MPI_MODULE
+  include 'mpif.h'
+#endif
   integer :: ierr, rank, nprocs, nfail, x, y, key, dup, res, cls, eh
   integer :: cart, dims(2), coords(2), src, dst, local, inter, merged, nlow, high
   logical :: periods(2), flag
@@ -110,46 +121,10 @@ program f90_attr_topo
   if (rank == 0) write(*,'(a,l1)') 'send to rank size gives MPI_ERR_RANK: ', cls == MPI_ERR_RANK
   call MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL, ierr)
 
-  call finish('f90_attr_topo')
+  call finish(FLAVOUR // '_attr_topo')
 
 contains
 
-  subroutine check(ok, what)
-    logical, intent(in) :: ok
-    character(len=*), intent(in) :: what
-    if (.not. ok) then
-      nfail = nfail + 1
-      write(*,'(a,i0,a,a)') 'FAIL: rank ', rank, ': ', what
-      flush(6)
-    end if
-  end subroutine check
+#include "mcmt_fortran.inc"
 
-  subroutine gathered(label, v)
-    character(len=*), intent(in) :: label
-    integer, intent(in) :: v
-    integer, allocatable :: all(:)
-    integer :: e
-    allocate(all(nprocs))
-    call MPI_Gather(v, 1, MPI_INTEGER, all, 1, MPI_INTEGER, 0, MPI_COMM_WORLD, e)
-    if (rank == 0) write(*,'(a,a,*(1x,i0))') label, ':', all
-    deallocate(all)
-  end subroutine gathered
-
-  subroutine finish(prog)
-    character(len=*), intent(in) :: prog
-    integer :: total, e
-    call MPI_Allreduce(nfail, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, e)
-    if (total /= 0) then
-      if (rank == 0) then
-        write(*,'(a,a,a,i0,a)') 'FAIL: ', prog, ': ', total, ' check(s) failed'
-        flush(6)
-        call MPI_Abort(MPI_COMM_WORLD, 1, e)
-      end if
-      call MPI_Barrier(MPI_COMM_WORLD, e)
-      call MPI_Abort(MPI_COMM_WORLD, 1, e)
-    end if
-    if (rank == 0) write(*,'(a,a)') prog, ': OK'
-    call MPI_Finalize(e)
-  end subroutine finish
-
-end program f90_attr_topo
+end program fortran_attr_topo

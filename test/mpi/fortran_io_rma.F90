@@ -1,14 +1,25 @@
-! f77_io_rma (include 'mpif.h'): MPI-IO and RMA on MPI_COMM_WORLD. Rank 0 picks a
+! f77_io_rma (include 'mpif.h') and f90_io_rma (use mpi), from this one source:
+! MPI-IO and RMA on MPI_COMM_WORLD. Rank 0 picks a
 ! per-job file name in the directory given as argument 1 (default /tmp) and
 ! broadcasts it; File_open(world), each rank writes its block with
 ! File_write_at_all at rank*B, all ranks read the whole file back with
 ! File_read_at_all and check it, rank 0 prints a checksum and deletes the
 ! file. Then Win_create over world, a fence epoch with Put to the right
 ! neighbour and Accumulate(SUM) into rank 0, Win_get_group vs world group.
-! The window memory lives in a COMMON block.
-program f77_io_rma
+! The window memory lives in a COMMON block (so the optimiser cannot cache it across fences).
+#ifdef MCM_USE_MPI_MODULE
+#define FLAVOUR 'f90'
+#else
+#define FLAVOUR 'f77'
+#endif
+program fortran_io_rma
+#ifdef MCM_USE_MPI_MODULE
+  use mpi
+#endif
   implicit none
+#ifndef MCM_USE_MPI_MODULE
   include 'mpif.h'
+#endif
   integer :: wbuf(2)
   common /f77win/ wbuf
   integer, parameter :: B = 32
@@ -32,7 +43,7 @@ program f77_io_rma
     dir = '/tmp'
     if (command_argument_count() >= 1) call get_command_argument(1, dir)
     call system_clock(clk)
-    write(path, '(a,a,i0,a)') trim(dir), '/mcm_f77_io_', clk, '.dat'
+    write(path, '(a,a,i0,a)') trim(dir), '/mcm_' // FLAVOUR // '_io_', clk, '.dat'
   end if
   call MPI_Bcast(path, len(path), MPI_CHARACTER, 0, MPI_COMM_WORLD, ierr)
 
@@ -98,46 +109,10 @@ program f77_io_rma
   if (rank == 0) write(*,'(a,i0)') 'fence accumulate at 0: ', sumr
   call MPI_Win_free(win, ierr)
 
-  call finish('f77_io_rma')
+  call finish(FLAVOUR // '_io_rma')
 
 contains
 
-  subroutine check(ok, what)
-    logical, intent(in) :: ok
-    character(len=*), intent(in) :: what
-    if (.not. ok) then
-      nfail = nfail + 1
-      write(*,'(a,i0,a,a)') 'FAIL: rank ', rank, ': ', what
-      flush(6)
-    end if
-  end subroutine check
+#include "mcmt_fortran.inc"
 
-  subroutine gathered(label, v)
-    character(len=*), intent(in) :: label
-    integer, intent(in) :: v
-    integer, allocatable :: g(:)
-    integer :: e
-    allocate(g(nprocs))
-    call MPI_Gather(v, 1, MPI_INTEGER, g, 1, MPI_INTEGER, 0, MPI_COMM_WORLD, e)
-    if (rank == 0) write(*,'(a,a,*(1x,i0))') label, ':', g
-    deallocate(g)
-  end subroutine gathered
-
-  subroutine finish(prog)
-    character(len=*), intent(in) :: prog
-    integer :: total, e
-    call MPI_Allreduce(nfail, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, e)
-    if (total /= 0) then
-      if (rank == 0) then
-        write(*,'(a,a,a,i0,a)') 'FAIL: ', prog, ': ', total, ' check(s) failed'
-        flush(6)
-        call MPI_Abort(MPI_COMM_WORLD, 1, e)
-      end if
-      call MPI_Barrier(MPI_COMM_WORLD, e)
-      call MPI_Abort(MPI_COMM_WORLD, 1, e)
-    end if
-    if (rank == 0) write(*,'(a,a)') prog, ': OK'
-    call MPI_Finalize(e)
-  end subroutine finish
-
-end program f77_io_rma
+end program fortran_io_rma

@@ -1,11 +1,23 @@
-! f90_basic (use mpi): MPI_COMM_WORLD size/rank; Comm_group/Group_size/
+! f77_basic (include 'mpif.h') and f90_basic (use mpi), from this one source:
+! MPI_COMM_WORLD size/rank; Comm_group/Group_size/
 ! Group_translate_ranks and Comm_compare on world (IDENT/CONGRUENT/UNEQUAL);
 ! Send/Recv ring and Isend/Irecv/Waitall with MPI_ANY_SOURCE (statuses must
 ! carry world ranks); Allreduce/Bcast/Alltoall on world; Comm_split and
-! Comm_dup with traffic inside them. Rank 0 prints gathered results.
-program f90_basic
+! Comm_dup with traffic inside them; MPI_STATUS_IGNORE/MPI_STATUSES_IGNORE
+! on world. Rank 0 prints gathered results.
+#ifdef MCM_USE_MPI_MODULE
+#define FLAVOUR 'f90'
+#else
+#define FLAVOUR 'f77'
+#endif
+program fortran_basic
+#ifdef MCM_USE_MPI_MODULE
   use mpi
+#endif
   implicit none
+#ifndef MCM_USE_MPI_MODULE
+  include 'mpif.h'
+#endif
   integer :: ierr, rank, nprocs, nfail, i, x, y, res, src
   integer :: wgroup, sgroup, gsize, split, dup, srank, ssize
   integer :: status(MPI_STATUS_SIZE)
@@ -119,49 +131,23 @@ program f90_basic
                     MPI_ANY_SOURCE, 3, dup, status, ierr)
   call check(status(MPI_SOURCE) == mod(rank + nprocs - 1, nprocs), 'dup sendrecv source')
   call gathered('dup sendrecv', y)
+  ! MPI_STATUS_IGNORE / MPI_STATUSES_IGNORE sentinels on world
+  x = 10 * rank
+  call MPI_Sendrecv(x, 1, MPI_INTEGER, mod(rank + nprocs - 1, nprocs), 5, y, 1, MPI_INTEGER, &
+                    mod(rank + 1, nprocs), 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE, ierr)
+  call check(y == 10 * mod(rank + 1, nprocs), 'sendrecv status_ignore')
+  call MPI_Irecv(y, 1, MPI_INTEGER, MPI_ANY_SOURCE, 6, MPI_COMM_WORLD, reqs(1), ierr)
+  call MPI_Isend(x, 1, MPI_INTEGER, mod(rank + 1, nprocs), 6, MPI_COMM_WORLD, reqs(2), ierr)
+  call MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE, ierr)
+  call check(y == 10 * mod(rank + nprocs - 1, nprocs), 'waitall statuses_ignore')
+  call gathered('statuses_ignore ring', y)
   call MPI_Comm_free(split, ierr)
   call MPI_Comm_free(dup, ierr)
 
-  call finish('f90_basic')
+  call finish(FLAVOUR // '_basic')
 
 contains
 
-  subroutine check(ok, what)
-    logical, intent(in) :: ok
-    character(len=*), intent(in) :: what
-    if (.not. ok) then
-      nfail = nfail + 1
-      write(*,'(a,i0,a,a)') 'FAIL: rank ', rank, ': ', what
-      flush(6)
-    end if
-  end subroutine check
+#include "mcmt_fortran.inc"
 
-  subroutine gathered(label, v)
-    character(len=*), intent(in) :: label
-    integer, intent(in) :: v
-    integer, allocatable :: all(:)
-    integer :: e
-    allocate(all(nprocs))
-    call MPI_Gather(v, 1, MPI_INTEGER, all, 1, MPI_INTEGER, 0, MPI_COMM_WORLD, e)
-    if (rank == 0) write(*,'(a,a,*(1x,i0))') label, ':', all
-    deallocate(all)
-  end subroutine gathered
-
-  subroutine finish(prog)
-    character(len=*), intent(in) :: prog
-    integer :: total, e
-    call MPI_Allreduce(nfail, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, e)
-    if (total /= 0) then
-      if (rank == 0) then
-        write(*,'(a,a,a,i0,a)') 'FAIL: ', prog, ': ', total, ' check(s) failed'
-        flush(6)
-        call MPI_Abort(MPI_COMM_WORLD, 1, e)
-      end if
-      call MPI_Barrier(MPI_COMM_WORLD, e)
-      call MPI_Abort(MPI_COMM_WORLD, 1, e)
-    end if
-    if (rank == 0) write(*,'(a,a)') prog, ': OK'
-    call MPI_Finalize(e)
-  end subroutine finish
-
-end program f90_basic
+end program fortran_basic
