@@ -28,6 +28,11 @@ static inline MPI_Fint mcm_substitute_f(MPI_Fint comm) {
   return (comm == mcm_world_f && mcm_app_world != MPI_COMM_NULL) ? mcm_app_world_f : comm;
 }
 
+/* Called by every generated communicator constructor (generator/special.txt, KIND
+ * constructor) after it succeeded: registers `comm` with the point-to-point engine when
+ * the engine runs (collective over comm). No-op for MPI_COMM_NULL. */
+void mcm_comm_created(MPI_Comm comm);
+
 /* Called by a Fortran entry point whose Open MPI binding (pmpi_*_) is not loaded:
  * prints the function's name and aborts, since the call cannot be honoured. */
 void mcm_fortran_missing(const char* mpi_function) __attribute__((noreturn));

@@ -1,0 +1,76 @@
+// The wire format of MCM's managed point-to-point traffic (modes relay and adaptive).
+//
+// Channel: the private communicator of bootstrap() (a dup of the real MPI_COMM_WORLD;
+// ranks are world ranks), datatype MPI_BYTE. Every MPI message on it with a tag
+// >= kTagDataBase is one *frame*: an Envelope followed by `chunk_bytes` payload bytes.
+//
+// Protocol
+//  1. Tag. A frame travelling towards application rank D (world rank) always has tag
+//     kTagDataBase + D, on every hop. A daemon therefore learns a frame's final
+//     destination from the tag alone (MPI_Iprobe), and can refuse to take frames for a
+//     destination whose buffer quota is full: they stay with the sender, which waits
+//     (flow control without extra messages).
+//  2. Chunks. A message of N payload bytes travels as ceil(N / chunk) frames (one frame
+//     when N == 0), each with the full envelope and its own `offset`. All frames of one
+//     message take the same route, so they arrive in order.
+//  3. Routes. Source shim -> (same VM) destination shim directly; otherwise source shim ->
+//     source VM's daemon -> [daemon of VM `via`] -> destination VM's daemon -> destination
+//     shim. The source daemon chooses `via` (static routes now, the runtime later) and
+//     writes it into every frame of the message; -1 means direct.
+//  4. Ordering. `seq` numbers the messages of one (source, destination, context) triple
+//     from 0. The receiving shim matches message seq only after seq-1 (MPI's
+//     non-overtaking rule), holding early arrivals (e.g. after a route change).
+//  5. Synchronous sends set kFlagSync; when the receiver matches the message it sends a
+//     frame of kind kMatchAck (no payload, same msg_id) back to the source rank, which
+//     completes the send.
+//  6. Times (MPI_Wtime of the machine that stamped them): t_send by the source shim,
+//     t_arrive by the destination daemon when the last frame arrives (the thesis's t_r).
+//     The receiving shim knows t_rq (when the application asked); the runtime uses both.
+#pragma once
+
+#include <cstdint>
+
+namespace mcm::wire {
+
+constexpr int kTagDataBase = 1024;
+
+/// The tag of a frame travelling to application world rank `world_rank`.
+constexpr int data_tag(int world_rank) { return kTagDataBase + world_rank; }
+
+enum Kind : std::uint8_t {
+  kData = 1,      ///< a chunk of an application message
+  kMatchAck = 2,  ///< the receiver matched a synchronous send (no payload)
+};
+
+enum Flags : std::uint8_t {
+  kFlagSync = 1,  ///< sender waits for kMatchAck (MPI_Ssend family)
+};
+
+/// Fixed 80-byte header of every frame. Plain data: copied with memcpy, same layout on
+/// every VM (MCM supports homogeneous clusters only, like the rest of the job).
+struct Envelope {
+  std::uint8_t kind = kData;
+  std::uint8_t flags = 0;
+  std::int16_t via = -1;           ///< intermediate VM index, -1: direct
+  std::int32_t source = -1;        ///< sender's world rank
+  std::int32_t destination = -1;   ///< receiver's world rank
+  std::int32_t context = -1;       ///< MCM context id of the communicator
+  std::int32_t source_in_comm = -1;  ///< sender's rank as the receiver sees it (MPI_SOURCE)
+  std::int32_t tag = 0;            ///< the application's tag
+  std::uint64_t seq = 0;           ///< per (source, destination, context), from 0
+  std::uint64_t msg_id = 0;        ///< unique per sender: identifies a message's frames
+  std::uint64_t message_bytes = 0; ///< payload bytes of the whole message
+  std::uint64_t offset = 0;        ///< this frame's first payload byte in the message
+  std::uint32_t chunk_bytes = 0;   ///< payload bytes in this frame
+  std::uint32_t reserved = 0;
+  double t_send = 0;               ///< t_s: when the source shim sent the message
+  double t_arrive = 0;             ///< t_r: when the destination daemon had it all
+};
+static_assert(sizeof(Envelope) == 80, "the envelope is part of the wire format");
+
+/// Whether `e` is the last frame of its message.
+inline bool is_last_frame(const Envelope& e) {
+  return e.offset + e.chunk_bytes >= e.message_bytes;
+}
+
+}  // namespace mcm::wire

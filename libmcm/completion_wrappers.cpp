@@ -1,0 +1,293 @@
+// The hand-written completion wrappers (wait/test family, free, cancel, start). Arrays may
+// mix the engine's requests with native ones (collectives, RMA, unmanaged communicators):
+// the engine's are tested by the engine; the native ones by MPI, through a shadow array
+// in which the engine's requests are replaced by MPI_REQUEST_NULL, so that MPI's own rules
+// for null and inactive requests hold. Every waiting loop drives the engine.
+#include <mpi.h>
+
+#include <vector>
+
+#include "engine/status.h"
+#include "engine_access.h"
+
+using mcm::shim::Backoff;
+using mcm::shim::Lock;
+using mcm::shim::raise;
+using mcm::shim::the_engine;
+
+namespace {
+
+bool engine_on() { return the_engine().active(); }
+
+/// The native requests of `requests`, ours replaced by MPI_REQUEST_NULL.
+std::vector<MPI_Request> shadow_of(int count, const MPI_Request* requests) {
+  std::vector<MPI_Request> shadow(requests, requests + count);
+  for (auto& r : shadow)
+    if (r != MPI_REQUEST_NULL && the_engine().owns(r)) r = MPI_REQUEST_NULL;
+  return shadow;
+}
+
+/// Copies back what MPI did to the native entries.
+void merge_shadow(int count, MPI_Request* requests, const std::vector<MPI_Request>& shadow,
+                  const std::vector<bool>& ours) {
+  for (int i = 0; i < count; ++i)
+    if (!ours[static_cast<size_t>(i)]) requests[i] = shadow[static_cast<size_t>(i)];
+}
+
+std::vector<bool> ours_of(int count, const MPI_Request* requests) {
+  std::vector<bool> ours(static_cast<size_t>(count));
+  for (int i = 0; i < count; ++i)
+    ours[static_cast<size_t>(i)] = requests[i] != MPI_REQUEST_NULL && the_engine().owns(requests[i]);
+  return ours;
+}
+
+MPI_Status* at(MPI_Status* statuses, int i) {
+  return statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
+}
+
+/// Tests request i (ours): on completion fills the status and records the error.
+bool test_ours(MPI_Request* request, MPI_Status* status, int* error, MPI_Comm* comm) {
+  *comm = the_engine().comm_of(*request);
+  return the_engine().test(request, status, error);
+}
+
+}  // namespace
+
+namespace mcm::shim {
+
+int wait_engine_request(MPI_Request* request, MPI_Status* status) {
+  for (Backoff backoff;; backoff.idle()) {
+    Lock lock(the_engine().lock());
+    int error = MPI_SUCCESS;
+    MPI_Comm comm = MPI_COMM_NULL;
+    if (test_ours(request, status, &error, &comm)) return raise(comm, error);
+    if (the_engine().progress()) backoff.moved();
+  }
+}
+
+}  // namespace mcm::shim
+
+extern "C" {
+
+int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
+  if (!engine_on()) return PMPI_Test(request, flag, status);
+  Lock lock(the_engine().lock());
+  the_engine().progress();
+  if (*request == MPI_REQUEST_NULL || !the_engine().owns(*request))
+    return PMPI_Test(request, flag, status);
+  int error = MPI_SUCCESS;
+  MPI_Comm comm = MPI_COMM_NULL;
+  *flag = test_ours(request, status, &error, &comm) ? 1 : 0;
+  return raise(comm, error);
+}
+
+int MPI_Wait(MPI_Request* request, MPI_Status* status) {
+  if (!engine_on() || *request == MPI_REQUEST_NULL) return PMPI_Wait(request, status);
+  bool ours = false;
+  {
+    Lock lock(the_engine().lock());
+    ours = the_engine().owns(*request);
+  }
+  if (ours) return mcm::shim::wait_engine_request(request, status);
+  // A native request: poll it, so that the engine keeps moving meanwhile.
+  for (Backoff backoff;; backoff.idle()) {
+    Lock lock(the_engine().lock());
+    int flag = 0;
+    const int rc = PMPI_Test(request, &flag, status);
+    if (flag || rc != MPI_SUCCESS) return rc;
+    if (the_engine().progress()) backoff.moved();
+  }
+}
+
+int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
+  if (!engine_on() || request == MPI_REQUEST_NULL) return PMPI_Request_get_status(request, flag, status);
+  Lock lock(the_engine().lock());
+  the_engine().progress();
+  if (!the_engine().owns(request)) return PMPI_Request_get_status(request, flag, status);
+  int error = MPI_SUCCESS;
+  *flag = the_engine().test(&request, status, &error, /*release=*/false) ? 1 : 0;
+  return MPI_SUCCESS;
+}
+
+int MPI_Testall(int count, MPI_Request requests[], int* flag, MPI_Status statuses[]) {
+  if (!engine_on()) return PMPI_Testall(count, requests, flag, statuses);
+  Lock lock(the_engine().lock());
+  the_engine().progress();
+  const auto ours = ours_of(count, requests);
+  auto shadow = shadow_of(count, requests);
+  // All or nothing: look first (nothing is released), then complete everything.
+  *flag = 0;
+  for (int i = 0; i < count; ++i) {
+    int done = 0, error = MPI_SUCCESS;
+    if (ours[static_cast<size_t>(i)]) {
+      MPI_Request r = requests[i];
+      done = the_engine().test(&r, MPI_STATUS_IGNORE, &error, false);
+    } else {
+      PMPI_Request_get_status(shadow[static_cast<size_t>(i)], &done, MPI_STATUS_IGNORE);
+    }
+    if (!done) return MPI_SUCCESS;
+  }
+  *flag = 1;
+  int native_flag = 0;
+  int rc = PMPI_Testall(count, shadow.data(), &native_flag, statuses);
+  merge_shadow(count, requests, shadow, ours);
+  MPI_Comm failed_comm = MPI_COMM_NULL;
+  bool failed = rc == MPI_ERR_IN_STATUS;
+  for (int i = 0; i < count; ++i) {
+    if (!ours[static_cast<size_t>(i)]) continue;
+    int error = MPI_SUCCESS;
+    MPI_Comm comm = MPI_COMM_NULL;
+    test_ours(&requests[i], at(statuses, i), &error, &comm);
+    if (error != MPI_SUCCESS && !failed) failed_comm = comm;
+    failed = failed || error != MPI_SUCCESS;
+  }
+  return failed ? raise(failed_comm, MPI_ERR_IN_STATUS) : rc;
+}
+
+int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
+  if (!engine_on()) return PMPI_Waitall(count, requests, statuses);
+  std::vector<bool> done(static_cast<size_t>(count), false);
+  std::vector<int> errors(static_cast<size_t>(count), MPI_SUCCESS);
+  bool failed = false;
+  MPI_Comm failed_comm = MPI_COMM_NULL;  // native failures were raised by MPI already
+  int remaining = count;
+  for (Backoff backoff; remaining > 0; backoff.idle()) {
+    Lock lock(the_engine().lock());
+    if (the_engine().progress()) backoff.moved();
+    for (int i = 0; i < count; ++i) {
+      const size_t k = static_cast<size_t>(i);
+      if (done[k]) continue;
+      int flag = 0;
+      MPI_Comm comm = MPI_COMM_NULL;
+      if (requests[i] != MPI_REQUEST_NULL && the_engine().owns(requests[i])) {
+        flag = test_ours(&requests[i], at(statuses, i), &errors[k], &comm);
+      } else {
+        errors[k] = PMPI_Test(&requests[i], &flag, at(statuses, i));
+        flag = flag || errors[k] != MPI_SUCCESS;
+      }
+      if (!flag) continue;
+      done[k] = true;
+      --remaining;
+      backoff.moved();
+      if (errors[k] != MPI_SUCCESS && !failed) failed_comm = comm;
+      failed = failed || errors[k] != MPI_SUCCESS;
+    }
+  }
+  if (!failed) return MPI_SUCCESS;
+  if (statuses != MPI_STATUSES_IGNORE)
+    for (int i = 0; i < count; ++i) statuses[i].MPI_ERROR = errors[static_cast<size_t>(i)];
+  return raise(failed_comm, MPI_ERR_IN_STATUS);
+}
+
+int MPI_Testany(int count, MPI_Request requests[], int* index, int* flag, MPI_Status* status) {
+  if (!engine_on()) return PMPI_Testany(count, requests, index, flag, status);
+  Lock lock(the_engine().lock());
+  the_engine().progress();
+  const auto ours = ours_of(count, requests);
+  bool any_active = false;
+  for (int i = 0; i < count; ++i) {
+    if (!ours[static_cast<size_t>(i)]) continue;
+    any_active = true;
+    int error = MPI_SUCCESS;
+    MPI_Comm comm = MPI_COMM_NULL;
+    if (test_ours(&requests[i], status, &error, &comm)) {
+      *index = i;
+      *flag = 1;
+      return raise(comm, error);
+    }
+  }
+  auto shadow = shadow_of(count, requests);
+  const int rc = PMPI_Testany(count, shadow.data(), index, flag, status);
+  merge_shadow(count, requests, shadow, ours);
+  // MPI_Testany on only ours-replaced-by-null reports "no active request" with flag 1.
+  if (*flag && *index == MPI_UNDEFINED && any_active) *flag = 0;
+  return rc;
+}
+
+int MPI_Waitany(int count, MPI_Request requests[], int* index, MPI_Status* status) {
+  if (!engine_on()) return PMPI_Waitany(count, requests, index, status);
+  for (Backoff backoff;; backoff.idle()) {
+    int flag = 0;
+    const int rc = MPI_Testany(count, requests, index, &flag, status);
+    if (flag || rc != MPI_SUCCESS) return rc;
+  }
+}
+
+int MPI_Testsome(int incount, MPI_Request requests[], int* outcount, int indices[],
+                 MPI_Status statuses[]) {
+  if (!engine_on()) return PMPI_Testsome(incount, requests, outcount, indices, statuses);
+  Lock lock(the_engine().lock());
+  the_engine().progress();
+  const auto ours = ours_of(incount, requests);
+  auto shadow = shadow_of(incount, requests);
+  int native_count = 0;
+  std::vector<int> native_indices(static_cast<size_t>(incount) + 1);
+  std::vector<MPI_Status> native_statuses(static_cast<size_t>(incount) + 1);
+  int rc = PMPI_Testsome(incount, shadow.data(), &native_count, native_indices.data(),
+                         native_statuses.data());
+  merge_shadow(incount, requests, shadow, ours);
+  bool any_ours = false;
+  for (bool o : ours) any_ours = any_ours || o;
+  if (native_count == MPI_UNDEFINED) native_count = any_ours ? 0 : MPI_UNDEFINED;
+  *outcount = native_count;
+  if (native_count == MPI_UNDEFINED) return rc;
+  for (int j = 0; j < native_count; ++j) {
+    indices[j] = native_indices[static_cast<size_t>(j)];
+    if (statuses != MPI_STATUSES_IGNORE) statuses[j] = native_statuses[static_cast<size_t>(j)];
+  }
+  MPI_Comm failed_comm = MPI_COMM_NULL;
+  for (int i = 0; i < incount; ++i) {
+    if (!ours[static_cast<size_t>(i)]) continue;
+    int error = MPI_SUCCESS;
+    MPI_Comm comm = MPI_COMM_NULL;
+    if (!test_ours(&requests[i], at(statuses, *outcount), &error, &comm)) continue;
+    if (statuses != MPI_STATUSES_IGNORE) statuses[*outcount].MPI_ERROR = error;
+    if (error != MPI_SUCCESS && failed_comm == MPI_COMM_NULL) failed_comm = comm;
+    indices[(*outcount)++] = i;
+  }
+  if (failed_comm != MPI_COMM_NULL) return raise(failed_comm, MPI_ERR_IN_STATUS);
+  return rc;
+}
+
+int MPI_Waitsome(int incount, MPI_Request requests[], int* outcount, int indices[],
+                 MPI_Status statuses[]) {
+  if (!engine_on()) return PMPI_Waitsome(incount, requests, outcount, indices, statuses);
+  for (Backoff backoff;; backoff.idle()) {
+    const int rc = MPI_Testsome(incount, requests, outcount, indices, statuses);
+    if (*outcount != 0 || rc != MPI_SUCCESS) return rc;
+  }
+}
+
+int MPI_Request_free(MPI_Request* request) {
+  if (!engine_on() || *request == MPI_REQUEST_NULL) return PMPI_Request_free(request);
+  Lock lock(the_engine().lock());
+  if (!the_engine().owns(*request)) return PMPI_Request_free(request);
+  the_engine().free(request);
+  return MPI_SUCCESS;
+}
+
+int MPI_Cancel(MPI_Request* request) {
+  if (!engine_on() || *request == MPI_REQUEST_NULL) return PMPI_Cancel(request);
+  Lock lock(the_engine().lock());
+  if (!the_engine().owns(*request)) return PMPI_Cancel(request);
+  the_engine().cancel(*request);
+  return MPI_SUCCESS;
+}
+
+int MPI_Start(MPI_Request* request) {
+  if (!engine_on() || *request == MPI_REQUEST_NULL) return PMPI_Start(request);
+  Lock lock(the_engine().lock());
+  if (!the_engine().owns(*request)) return PMPI_Start(request);
+  the_engine().start_persistent(*request);
+  return MPI_SUCCESS;
+}
+
+int MPI_Startall(int count, MPI_Request requests[]) {
+  for (int i = 0; i < count; ++i) {
+    const int rc = MPI_Start(&requests[i]);
+    if (rc != MPI_SUCCESS) return rc;
+  }
+  return MPI_SUCCESS;
+}
+
+}  // extern "C"

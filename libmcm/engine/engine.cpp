@@ -1,0 +1,433 @@
+#include "engine.h"
+
+#include <cstring>
+
+#include "status.h"
+
+namespace mcm::engine {
+namespace {
+
+// Generalized-request callbacks. The wrappers never let MPI complete our requests on
+// its own, so these only matter if a request reaches MPI through a path we do not
+// intercept: then the status is the one the engine recorded.
+int query_status(void* extra, MPI_Status* status) {
+  fill_status(status, *static_cast<const Op*>(extra));
+  return MPI_SUCCESS;
+}
+int free_nothing(void*) { return MPI_SUCCESS; }
+int cancel_nothing(void*, int) { return MPI_SUCCESS; }
+
+std::uint64_t assembly_key(int sender, std::uint64_t msg_id) {
+  return (static_cast<std::uint64_t>(sender) << 40) | msg_id;
+}
+
+}  // namespace
+
+Engine& Engine::instance() {
+  static Engine engine;
+  return engine;
+}
+
+void Engine::start(const mcm::Layout& layout, std::size_t chunk_bytes) {
+  layout_ = &layout;
+  frames_.start(layout, chunk_bytes, /*via_daemons=*/true);
+  contexts_.start(layout.role_comm);
+  PMPI_Comm_dup(MPI_COMM_SELF, &self_);
+  active_ = true;
+}
+
+void Engine::stop() {
+  if (!active_) return;
+  while (detached_ > 0 || frames_.in_flight() > 0) progress();
+  active_ = false;
+  contexts_.stop();
+  PMPI_Comm_free(&self_);
+}
+
+// ---- starting operations ---------------------------------------------------------------
+
+Op* Engine::new_op(Op::Kind kind, MPI_Comm comm, int context, bool with_handle) {
+  Op* op = new Op;
+  op->kind = kind;
+  op->comm = comm;
+  op->context = context;
+  if (with_handle) {
+    PMPI_Grequest_start(query_status, free_nothing, cancel_nothing, op, &op->handle);
+    ops_[op->handle] = op;
+  }
+  return op;
+}
+
+MPI_Request Engine::isend(const void* buf, int count, MPI_Datatype type, int dest, int tag,
+                          MPI_Comm comm, const Context& c, SendMode mode) {
+  Op* op = new_op(Op::Kind::send, comm, c.id, true);
+  op->count = count;
+  op->type = type;
+  op->peer = dest;
+  op->tag = tag;
+  op->mode = mode;
+  op->source = c.my_rank;
+  op->status_tag = tag;
+  if (dest == MPI_PROC_NULL) {
+    op->source = MPI_PROC_NULL;
+    complete(op);
+  } else {
+    send_frames(op, c, buf);
+  }
+  return op->handle;
+}
+
+void Engine::send_frames(Op* op, const Context& c, const void* buf) {
+  const Layout1D layout = describe(buf, op->count, op->type);
+  std::vector<char> packed;
+  const char* payload = layout.base;
+  if (payload == nullptr) {
+    packed = pack(buf, op->count, op->type);
+    payload = packed.data();
+  }
+  wire::Envelope e;
+  e.flags = op->mode == SendMode::synchronous ? wire::kFlagSync : 0;
+  e.source = layout_->world_rank;
+  e.destination = c.world_of_peer[static_cast<size_t>(op->peer)];
+  e.context = c.id;
+  e.source_in_comm = c.my_rank;
+  e.tag = op->tag;
+  e.seq = next_seq_[(static_cast<std::uint64_t>(e.destination) << 32) |
+                    static_cast<std::uint32_t>(c.id)]++;
+  e.msg_id = op->msg_id = next_msg_id_++;
+  e.message_bytes = layout.bytes;
+  e.t_send = PMPI_Wtime();
+  op->bytes = layout.bytes;
+  op->frames_in_flight = frames_.send(e, payload, op);
+  ++counters_.messages_sent;
+  counters_.bytes_sent += layout.bytes;
+  counters_.frames_sent += static_cast<std::uint64_t>(op->frames_in_flight);
+  if (op->mode == SendMode::synchronous) {
+    op->waiting_for_ack = true;
+    awaiting_ack_[op->msg_id] = op;
+  }
+  if (op->mode == SendMode::buffered) {
+    // The data is copied: the application may reuse its buffer and sees completion now.
+    op->user_done = true;
+    if (op->handle != MPI_REQUEST_NULL) PMPI_Grequest_complete(op->handle);
+  }
+}
+
+MPI_Request Engine::irecv(void* buf, int count, MPI_Datatype type, int source, int tag,
+                          MPI_Comm comm, const Context& c) {
+  Op* op = new_op(Op::Kind::recv, comm, c.id, true);
+  op->buf = buf;
+  op->count = count;
+  op->type = type;
+  op->peer = source;
+  op->tag = tag;
+  post_receive(op);
+  return op->handle;
+}
+
+void Engine::post_receive(Op* op) {
+  op->target = describe(op->buf, op->count, op->type);
+  if (op->peer == MPI_PROC_NULL) {
+    op->source = MPI_PROC_NULL;
+    op->status_tag = MPI_ANY_TAG;
+    complete(op);
+    return;
+  }
+  if (Message* m = matcher_.post(op, Pattern{op->context, op->peer, op->tag})) bind(op, m);
+}
+
+MPI_Request Engine::persistent(Op::Kind kind, void* buf, int count, MPI_Datatype type, int peer,
+                               int tag, MPI_Comm comm, const Context& c, SendMode mode) {
+  Op* op = new_op(kind, comm, c.id, true);
+  op->buf = buf;
+  op->count = count;
+  op->type = type;
+  op->peer = peer;
+  op->tag = tag;
+  op->mode = mode;
+  return op->handle;
+}
+
+void Engine::start_persistent(MPI_Request request) {
+  Op* p = ops_.at(request);
+  const Context* c = contexts_.find(p->context);
+  Op* op = new_op(p->kind == Op::Kind::persistent_send ? Op::Kind::send : Op::Kind::recv,
+                  p->comm, p->context, false);
+  op->buf = p->buf;
+  op->count = p->count;
+  op->type = p->type;
+  op->peer = p->peer;
+  op->tag = p->tag;
+  op->mode = p->mode;
+  p->active = op;
+  if (op->kind == Op::Kind::recv) {
+    post_receive(op);
+  } else if (op->peer == MPI_PROC_NULL || c == nullptr) {
+    op->source = MPI_PROC_NULL;
+    complete(op);
+  } else {
+    op->source = c->my_rank;
+    op->status_tag = op->tag;
+    send_frames(op, *c, op->buf);
+  }
+}
+
+// ---- probing -------------------------------------------------------------------------
+
+bool Engine::iprobe(int source, int tag, const Context& c, MPI_Status* status) {
+  progress();
+  const auto* found = matcher_.peek(Pattern{c.id, source, tag});
+  if (found == nullptr) return false;
+  fill_probe_status(status, found->first->envelope);
+  return true;
+}
+
+bool Engine::improbe(int source, int tag, const Context& c, MPI_Message* message,
+                     MPI_Status* status) {
+  progress();
+  const auto* found = matcher_.peek(Pattern{c.id, source, tag});
+  if (found == nullptr) return false;
+  Message* m = found->first;
+  fill_probe_status(status, m->envelope);
+  matcher_.take(m, c.id);
+  m->probed = true;
+  *message = reinterpret_cast<MPI_Message>(m);
+  probed_.insert(*message);
+  return true;
+}
+
+MPI_Request Engine::imrecv(void* buf, int count, MPI_Datatype type, MPI_Message* message) {
+  Message* m = reinterpret_cast<Message*>(*message);
+  probed_.erase(*message);
+  *message = MPI_MESSAGE_NULL;
+  Op* op = new_op(Op::Kind::recv, MPI_COMM_NULL, m->envelope.context, true);
+  if (const Context* c = contexts_.find(m->envelope.context)) op->comm = c->comm;
+  op->buf = buf;
+  op->count = count;
+  op->type = type;
+  op->target = describe(buf, count, type);
+  bind(op, m);
+  return op->handle;
+}
+
+// ---- arriving frames -------------------------------------------------------------------
+
+void Engine::on_frame(const wire::Envelope& e, const char* payload) {
+  if (e.kind == wire::kMatchAck) {
+    const auto it = awaiting_ack_.find(e.msg_id);
+    if (it == awaiting_ack_.end()) return;
+    Op* op = it->second;
+    awaiting_ack_.erase(it);
+    op->waiting_for_ack = false;
+    maybe_finish_send(op);
+    return;
+  }
+  const std::uint64_t key = assembly_key(e.source, e.msg_id);
+  Message* m = nullptr;
+  if (e.offset == 0) {
+    m = new Message;
+    m->envelope = e;
+    store(m, e, payload);
+    if (!m->complete()) assembling_[key] = m;
+    const Arrival a{e.context, e.source, e.source_in_comm, e.tag, e.seq};
+    for (auto& [message, receive] : matcher_.arrive(m, a))
+      if (receive != nullptr) bind(receive, message);
+    return;
+  }
+  const auto it = assembling_.find(key);
+  if (it == assembling_.end()) return;  // cannot happen: frames of a message stay in order
+  m = it->second;
+  store(m, e, payload);
+  if (m->complete()) {
+    assembling_.erase(it);
+    if (m->receive != nullptr) finish_receive(m->receive);
+  }
+}
+
+void Engine::store(Message* m, const wire::Envelope& e, const char* payload) {
+  if (e.chunk_bytes == 0) return;
+  Op* r = m->receive;
+  if (r != nullptr && r->target.base != nullptr) {
+    if (e.offset < r->target.bytes) {
+      const std::size_t n = std::min<std::size_t>(e.chunk_bytes, r->target.bytes - e.offset);
+      std::memcpy(r->target.base + e.offset, payload, n);
+    }
+  } else if (e.offset == 0) {
+    m->data.assign(payload, payload + e.chunk_bytes);  // often matched before frame 2
+  } else {
+    if (m->data.size() < m->envelope.message_bytes) m->data.resize(m->envelope.message_bytes);
+    std::memcpy(m->data.data() + e.offset, payload, e.chunk_bytes);
+  }
+  m->received += e.chunk_bytes;
+}
+
+void Engine::bind(Op* op, Message* m) {
+  op->message = m;
+  m->receive = op;
+  if (op->target.base != nullptr && !m->data.empty()) {
+    const std::size_t n = std::min<std::size_t>(m->received, op->target.bytes);
+    std::memcpy(op->target.base, m->data.data(), n);
+    std::vector<char>().swap(m->data);  // later frames go straight to the target
+  }
+  if (m->envelope.flags & wire::kFlagSync) send_ack(m->envelope);
+  if (m->complete()) finish_receive(op);
+}
+
+void Engine::finish_receive(Op* op) {
+  Message* m = op->message;
+  const std::uint64_t sent = m->envelope.message_bytes;
+  op->bytes = std::min<std::uint64_t>(sent, op->target.bytes);
+  if (sent > op->target.bytes) op->error = MPI_ERR_TRUNCATE;
+  if (op->target.base == nullptr && op->bytes > 0)
+    unpack(m->data.data(), op->bytes, op->buf, op->count, op->type, self_);
+  op->source = m->envelope.source_in_comm;
+  op->status_tag = m->envelope.tag;
+  op->message = nullptr;
+  ++counters_.messages_received;
+  counters_.bytes_received += sent;
+  delete m;
+  complete(op);
+}
+
+void Engine::send_ack(const wire::Envelope& of) {
+  wire::Envelope ack;
+  ack.kind = wire::kMatchAck;
+  ack.source = layout_->world_rank;
+  ack.destination = of.source;
+  ack.context = of.context;
+  ack.msg_id = of.msg_id;
+  frames_.send(ack, nullptr, nullptr);
+  ++counters_.acks_sent;
+}
+
+// ---- completion ------------------------------------------------------------------------
+
+void Engine::on_sent(Op* op) {
+  if (op == nullptr) return;
+  --op->frames_in_flight;
+  maybe_finish_send(op);
+}
+
+void Engine::maybe_finish_send(Op* op) {
+  if (op->frames_in_flight > 0 || op->waiting_for_ack) return;
+  op->done = true;
+  if (op->user_done) {  // buffered: the application was told already
+    if (op->handle == MPI_REQUEST_NULL) {
+      --detached_;
+      delete op;
+    }
+    return;
+  }
+  complete(op);
+}
+
+void Engine::complete(Op* op) {
+  op->done = true;
+  op->user_done = true;
+  if (op->handle != MPI_REQUEST_NULL) {
+    PMPI_Grequest_complete(op->handle);
+  } else if (op->free_when_done) {
+    --detached_;
+    delete op;
+  }
+}
+
+bool Engine::progress() {
+  return frames_.poll([this](const wire::Envelope& e, const char* p) { on_frame(e, p); },
+                      [this](Op* op) { on_sent(op); });
+}
+
+bool Engine::test(MPI_Request* request, MPI_Status* status, int* error, bool release_it) {
+  Op* op = ops_.at(*request);
+  *error = MPI_SUCCESS;
+  if (op->kind == Op::Kind::persistent_send || op->kind == Op::Kind::persistent_recv) {
+    Op* active = op->active;
+    if (active == nullptr) {
+      fill_empty_status(status);
+      return true;
+    }
+    if (!active->user_done) return false;
+    fill_status(status, *active);
+    *error = active->error;
+    if (release_it) {
+      op->active = nullptr;
+      release(active);
+    }
+    return true;
+  }
+  if (!op->user_done) return false;
+  fill_status(status, *op);
+  *error = op->error;
+  if (release_it) {
+    ops_.erase(*request);
+    PMPI_Request_free(request);  // completed grequest: freed now, *request = NULL
+    op->handle = MPI_REQUEST_NULL;
+    release(op);
+  }
+  return true;
+}
+
+// Deletes an operation whose handle is gone; one still sending lives on, detached.
+void Engine::release(Op* op) {
+  if (op->done) {
+    delete op;
+  } else {
+    op->free_when_done = true;
+    ++detached_;
+  }
+}
+
+void Engine::free(MPI_Request* request) {
+  Op* op = ops_.at(*request);
+  ops_.erase(*request);
+  const MPI_Request handle = op->handle;
+  op->handle = MPI_REQUEST_NULL;
+  if (op->kind == Op::Kind::persistent_send || op->kind == Op::Kind::persistent_recv) {
+    if (op->active != nullptr) release(op->active);
+    PMPI_Grequest_complete(handle);
+    delete op;
+  } else {
+    if (!op->user_done) PMPI_Grequest_complete(handle);
+    release(op);
+  }
+  PMPI_Request_free(request);
+}
+
+void Engine::cancel(MPI_Request request) {
+  Op* op = ops_.at(request);
+  if (op->kind == Op::Kind::persistent_recv) op = op->active;
+  if (op == nullptr || op->kind != Op::Kind::recv || op->message != nullptr || op->done) return;
+  if (!matcher_.cancel(op, op->context)) return;
+  op->cancelled = true;
+  complete(op);
+}
+
+MPI_Comm Engine::comm_of(MPI_Request request) const {
+  const auto it = ops_.find(request);
+  return it == ops_.end() ? MPI_COMM_NULL : it->second->comm;
+}
+
+// ---- argument checks -------------------------------------------------------------------
+
+bool Engine::valid_peer(int rank, const Context& c, bool receive) {
+  if (rank == MPI_PROC_NULL || (receive && rank == MPI_ANY_SOURCE)) return true;
+  return rank >= 0 && rank < c.peer_count();
+}
+
+bool Engine::valid_tag(int tag, bool receive) {
+  static int tag_ub = [] {
+    int* value = nullptr;
+    int flag = 0;
+    PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &value, &flag);
+    return flag ? *value : 32767;
+  }();
+  return (receive && tag == MPI_ANY_TAG) || (tag >= 0 && tag <= tag_ub);
+}
+
+bool Engine::valid_count_type(int count, MPI_Datatype type) {
+  int size = 0;
+  if (count < 0 || type == MPI_DATATYPE_NULL) return false;
+  return PMPI_Type_size(type, &size) == MPI_SUCCESS;
+}
+
+}  // namespace mcm::engine

@@ -1,0 +1,121 @@
+// The shim's point-to-point engine (modes relay and adaptive): every point-to-point
+// operation on a managed communicator becomes frames (frame_io.h) that the engine matches
+// itself with MPI's rules (matching.h). The application sees generalized requests.
+//
+// Requests. Each nonblocking operation gets a generalized request (PMPI_Grequest_start)
+// as its handle, completed (PMPI_Grequest_complete) when the operation is; the wait/test
+// wrappers ask the engine first (owns()) and report the status the engine recorded.
+// Persistent requests keep one generalized request for their whole life.
+//
+// Completion rules: a receive completes when all its payload arrived; a standard or ready
+// send when all its frames have left this process (handed over to the daemon or peer); a
+// synchronous send also needs the receiver's match acknowledgement; a buffered send at
+// once (its data was copied).
+//
+// Errors on erroneous arguments (rank, tag, count, datatype) are left to MPI: the call is
+// passed through to PMPI unchanged, which raises exactly the error MPI would.
+//
+// Threads: every public function expects the caller to hold lock().
+#pragma once
+
+#include <mpi.h>
+
+#include <mutex>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "context_registry.h"
+#include "frame_io.h"
+#include "matching.h"
+#include "op.h"
+
+namespace mcm::engine {
+
+class Engine {
+ public:
+  static Engine& instance();
+
+  void start(const mcm::Layout& layout, std::size_t chunk_bytes);
+  /// Drains buffered sends, then forgets everything. Before PMPI_Finalize.
+  void stop();
+  bool active() const { return active_; }
+  std::recursive_mutex& lock() { return mutex_; }
+  ContextRegistry& contexts() { return contexts_; }
+
+  /// Starts a send or receive and returns its handle (a grequest, or a persistent
+  /// request's). `context` must be comm's. Arguments must be valid (see valid_*).
+  MPI_Request isend(const void* buf, int count, MPI_Datatype type, int dest, int tag,
+                    MPI_Comm comm, const Context& context, SendMode mode);
+  MPI_Request irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+                    const Context& context);
+  MPI_Request persistent(Op::Kind kind, void* buf, int count, MPI_Datatype type, int peer,
+                         int tag, MPI_Comm comm, const Context& context, SendMode mode);
+  void start_persistent(MPI_Request request);
+
+  /// MPI_Iprobe / MPI_Improbe on a managed communicator (one round of progress first).
+  bool iprobe(int source, int tag, const Context& context, MPI_Status* status);
+  bool improbe(int source, int tag, const Context& context, MPI_Message* message,
+               MPI_Status* status);
+  bool owns(MPI_Message message) const { return probed_.count(message) != 0; }
+  MPI_Request imrecv(void* buf, int count, MPI_Datatype type, MPI_Message* message);
+
+  bool owns(MPI_Request request) const { return ops_.count(request) != 0; }
+  /// If `*request` (ours) has completed: fills `status`, stores the operation's error in
+  /// `*error`, releases a nonpersistent request (*request = MPI_REQUEST_NULL) and returns
+  /// true. An inactive persistent request counts as completed with an empty status.
+  bool test(MPI_Request* request, MPI_Status* status, int* error, bool release = true);
+  /// MPI_Request_free / MPI_Cancel of one of ours.
+  void free(MPI_Request* request);
+  void cancel(MPI_Request request);
+  /// The communicator an operation's errors are raised on.
+  MPI_Comm comm_of(MPI_Request request) const;
+
+  /// One round of progress; true when anything moved.
+  bool progress();
+  /// Whether buffered sends still have frames in flight (MPI_Buffer_detach waits).
+  bool buffered_pending() const { return detached_ != 0; }
+
+  /// What the engine carried, for the run's records.
+  struct Counters {
+    std::uint64_t messages_sent = 0, bytes_sent = 0, frames_sent = 0;
+    std::uint64_t messages_received = 0, bytes_received = 0, acks_sent = 0;
+  };
+  const Counters& counters() const { return counters_; }
+
+  /// Argument checks; false means: let MPI handle (and report) the call.
+  static bool valid_peer(int rank, const Context& c, bool receive);
+  static bool valid_tag(int tag, bool receive);
+  static bool valid_count_type(int count, MPI_Datatype type);
+
+ private:
+  Op* new_op(Op::Kind kind, MPI_Comm comm, int context, bool with_handle);
+  void send_frames(Op* op, const Context& c, const void* buf);
+  void post_receive(Op* op);
+  void on_frame(const wire::Envelope& e, const char* payload);
+  void on_sent(Op* op);
+  void bind(Op* op, Message* m);
+  void store(Message* m, const wire::Envelope& e, const char* payload);
+  void finish_receive(Op* op);
+  void maybe_finish_send(Op* op);
+  void complete(Op* op);
+  void send_ack(const wire::Envelope& of);
+  void release(Op* op);
+
+  bool active_ = false;
+  const mcm::Layout* layout_ = nullptr;
+  std::recursive_mutex mutex_;
+  ContextRegistry contexts_;
+  FrameIO frames_;
+  Matcher<Message, Op> matcher_;
+  MPI_Comm self_ = MPI_COMM_NULL;  ///< private dup of MPI_COMM_SELF for unpacking
+  std::unordered_map<MPI_Request, Op*> ops_;
+  std::unordered_set<MPI_Message> probed_;
+  std::unordered_map<std::uint64_t, Op*> awaiting_ack_;
+  std::unordered_map<std::uint64_t, Message*> assembling_;  ///< (sender << 40 | msg_id)
+  std::unordered_map<std::uint64_t, std::uint64_t> next_seq_;  ///< (dest << 32 | ctx)
+  std::uint64_t next_msg_id_ = 1;
+  int detached_ = 0;
+  Counters counters_;  ///< operations the application released before they finished
+};
+
+}  // namespace mcm::engine

@@ -1,0 +1,141 @@
+// MPI's matching rules for the engine's receive side. Pure logic: no MPI calls.
+//
+// Contract (MPI-3.1 §3.5, "Semantics of point-to-point communication"):
+//  * messages of one sender on one communicator are matched in the order they were sent
+//    (non-overtaking): arrivals carry a per-(sender, receiver, context) sequence number,
+//    and a message is offered for matching only after its predecessor was; early
+//    arrivals (a later message that took a faster route) are held until the gap fills;
+//  * an arriving message matches the oldest posted receive that accepts it;
+//  * a new receive matches the oldest unexpected message it accepts;
+//  * MPI_ANY_SOURCE and MPI_ANY_TAG accept any source or tag (never a negative tag).
+// Cost: O(posted + unexpected) per operation on the context concerned.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <unordered_map>
+#include <utility>
+
+namespace mcm::engine {
+
+/// A message as the matcher sees it; owned by the engine.
+struct Arrival {
+  int context = -1;
+  int sender = -1;    ///< world rank (the key of the sequence numbers)
+  int source = -1;    ///< the sender's rank as the receiver sees it (MPI_SOURCE)
+  int tag = 0;
+  std::uint64_t seq = 0;
+};
+
+/// A posted receive as the matcher sees it; owned by the engine.
+struct Pattern {
+  int context = -1;
+  int source = -1;  ///< a rank or MPI_ANY_SOURCE
+  int tag = 0;      ///< a tag or MPI_ANY_TAG
+};
+
+bool accepts(const Pattern& p, const Arrival& a);
+
+template <class Message, class Receive>
+class Matcher {
+ public:
+  /// Result of arrive(): the messages that became matchable, in order, each with the
+  /// receive it matched (nullptr: it joined the unexpected queue).
+  using Matches = std::deque<std::pair<Message*, Receive*>>;
+
+  /// A message's first frame arrived. Returns what became matchable (possibly nothing,
+  /// when the message is early).
+  Matches arrive(Message* m, const Arrival& a) {
+    Matches out;
+    auto& expected = next_seq_[key(a)];
+    if (a.seq != expected) {
+      early_[key(a)].emplace(a.seq, std::make_pair(m, a));
+      return out;
+    }
+    deliver(m, a, out);
+    ++expected;
+    auto& held = early_[key(a)];
+    for (auto it = held.find(expected); it != held.end(); it = held.find(expected)) {
+      deliver(it->second.first, it->second.second, out);
+      held.erase(it);
+      ++expected;
+    }
+    return out;
+  }
+
+  /// A receive was posted: returns the unexpected message it matched (removed from the
+  /// queue), or nullptr after queueing the receive.
+  Message* post(Receive* r, const Pattern& p) {
+    auto& queue = unexpected_[p.context];
+    for (auto it = queue.begin(); it != queue.end(); ++it) {
+      if (accepts(p, it->second)) {
+        Message* m = it->first;
+        queue.erase(it);
+        return m;
+      }
+    }
+    posted_[p.context].emplace_back(r, p);
+    return nullptr;
+  }
+
+  /// The oldest unexpected message `p` accepts (left in place), or nullptr: MPI_Iprobe.
+  const std::pair<Message*, Arrival>* peek(const Pattern& p) const {
+    const auto it = unexpected_.find(p.context);
+    if (it == unexpected_.end()) return nullptr;
+    for (const auto& entry : it->second)
+      if (accepts(p, entry.second)) return &entry;
+    return nullptr;
+  }
+
+  /// Removes `m` from the unexpected queue (MPI_Mprobe took it). True if it was there.
+  bool take(Message* m, int context) {
+    auto& queue = unexpected_[context];
+    for (auto it = queue.begin(); it != queue.end(); ++it)
+      if (it->first == m) return queue.erase(it), true;
+    return false;
+  }
+
+  /// Withdraws a posted, unmatched receive (MPI_Cancel). True if it was still posted.
+  bool cancel(Receive* r, int context) {
+    auto& queue = posted_[context];
+    for (auto it = queue.begin(); it != queue.end(); ++it)
+      if (it->first == r) return queue.erase(it), true;
+    return false;
+  }
+
+  std::size_t unexpected_count() const {
+    std::size_t n = 0;
+    for (const auto& q : unexpected_) n += q.second.size();
+    return n;
+  }
+
+ private:
+  using Key = std::pair<int, int>;  // (sender world rank, context)
+  struct KeyHash {
+    std::size_t operator()(const Key& k) const {
+      return std::hash<long long>()((static_cast<long long>(k.first) << 32) ^ k.second);
+    }
+  };
+  static Key key(const Arrival& a) { return {a.sender, a.context}; }
+
+  void deliver(Message* m, const Arrival& a, Matches& out) {
+    auto& queue = posted_[a.context];
+    for (auto it = queue.begin(); it != queue.end(); ++it) {
+      if (accepts(it->second, a)) {
+        out.emplace_back(m, it->first);
+        queue.erase(it);
+        return;
+      }
+    }
+    unexpected_[a.context].emplace_back(m, a);
+    out.emplace_back(m, nullptr);
+  }
+
+  std::unordered_map<Key, std::uint64_t, KeyHash> next_seq_;
+  std::unordered_map<Key, std::map<std::uint64_t, std::pair<Message*, Arrival>>, KeyHash> early_;
+  std::unordered_map<int, std::deque<std::pair<Receive*, Pattern>>> posted_;
+  std::unordered_map<int, std::deque<std::pair<Message*, Arrival>>> unexpected_;
+};
+
+}  // namespace mcm::engine

@@ -1,0 +1,288 @@
+// The hand-written point-to-point wrappers (C). Same skeleton in each: substitute the
+// communicator; if the engine does not manage it (mode off/record, unmanaged
+// communicator) or an argument is invalid, pass the call to MPI unchanged (MPI then
+// raises exactly its own error); otherwise hand it to the engine.
+#include <mpi.h>
+
+#include "engine_access.h"
+
+using mcm::shim::Backoff;
+using mcm::shim::Context;
+using mcm::shim::Lock;
+using mcm::shim::managed;
+using mcm::shim::the_engine;
+using mcm::shim::wait_engine_request;
+using SendMode = mcm::engine::SendMode;
+
+namespace {
+
+bool sendable(const Context* c, int count, MPI_Datatype type, int dest, int tag) {
+  return c != nullptr && mcm::engine::Engine::valid_count_type(count, type) &&
+         mcm::engine::Engine::valid_peer(dest, *c, false) && mcm::engine::Engine::valid_tag(tag, false);
+}
+
+bool receivable(const Context* c, int count, MPI_Datatype type, int source, int tag) {
+  return c != nullptr && mcm::engine::Engine::valid_count_type(count, type) &&
+         mcm::engine::Engine::valid_peer(source, *c, true) && mcm::engine::Engine::valid_tag(tag, true);
+}
+
+int start_send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+               const Context& c, SendMode mode, MPI_Request* request) {
+  Lock lock(the_engine().lock());
+  *request = the_engine().isend(buf, count, type, dest, tag, comm, c, mode);
+  return MPI_SUCCESS;
+}
+
+// Blocking send of any mode: start it, then wait.
+int send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+         SendMode mode, int (*native)(const void*, int, MPI_Datatype, int, int, MPI_Comm)) {
+  comm = mcm_substitute(comm);
+  const Context* c = managed(comm);
+  if (!sendable(c, count, type, dest, tag)) return native(buf, count, type, dest, tag, comm);
+  MPI_Request request;
+  start_send(buf, count, type, dest, tag, comm, *c, mode, &request);
+  return wait_engine_request(&request, MPI_STATUS_IGNORE);
+}
+
+int isend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+          MPI_Request* request, SendMode mode,
+          int (*native)(const void*, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request*)) {
+  comm = mcm_substitute(comm);
+  const Context* c = managed(comm);
+  if (!sendable(c, count, type, dest, tag))
+    return native(buf, count, type, dest, tag, comm, request);
+  return start_send(buf, count, type, dest, tag, comm, *c, mode, request);
+}
+
+int init(const void* buf, int count, MPI_Datatype type, int peer, int tag, MPI_Comm comm,
+         MPI_Request* request, SendMode mode, bool receive,
+         int (*native)(const void*, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request*)) {
+  comm = mcm_substitute(comm);
+  const Context* c = managed(comm);
+  const bool ok = receive ? receivable(c, count, type, peer, tag) : sendable(c, count, type, peer, tag);
+  if (!ok) return native(buf, count, type, peer, tag, comm, request);
+  Lock lock(the_engine().lock());
+  using Kind = mcm::engine::Op::Kind;
+  *request = the_engine().persistent(receive ? Kind::persistent_recv : Kind::persistent_send,
+                                     const_cast<void*>(buf), count, type, peer, tag, comm, *c, mode);
+  return MPI_SUCCESS;
+}
+
+int recv_init_native(const void* buf, int count, MPI_Datatype type, int source, int tag,
+                     MPI_Comm comm, MPI_Request* request) {
+  return PMPI_Recv_init(const_cast<void*>(buf), count, type, source, tag, comm, request);
+}
+
+int attached_buffer_bytes = 0;  // MPI_Bsend without a buffer: let MPI report the error
+
+}  // namespace
+
+extern "C" {
+
+int MPI_Send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
+  return send(buf, count, type, dest, tag, comm, SendMode::standard, PMPI_Send);
+}
+int MPI_Rsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
+  return send(buf, count, type, dest, tag, comm, SendMode::ready, PMPI_Rsend);
+}
+int MPI_Ssend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
+  return send(buf, count, type, dest, tag, comm, SendMode::synchronous, PMPI_Ssend);
+}
+int MPI_Bsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
+  if (attached_buffer_bytes == 0) return PMPI_Bsend(buf, count, type, dest, tag, mcm_substitute(comm));
+  return send(buf, count, type, dest, tag, comm, SendMode::buffered, PMPI_Bsend);
+}
+
+int MPI_Isend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+              MPI_Request* request) {
+  return isend(buf, count, type, dest, tag, comm, request, SendMode::standard, PMPI_Isend);
+}
+int MPI_Irsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+               MPI_Request* request) {
+  return isend(buf, count, type, dest, tag, comm, request, SendMode::ready, PMPI_Irsend);
+}
+int MPI_Issend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+               MPI_Request* request) {
+  return isend(buf, count, type, dest, tag, comm, request, SendMode::synchronous, PMPI_Issend);
+}
+int MPI_Ibsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+               MPI_Request* request) {
+  if (attached_buffer_bytes == 0)
+    return PMPI_Ibsend(buf, count, type, dest, tag, mcm_substitute(comm), request);
+  return isend(buf, count, type, dest, tag, comm, request, SendMode::buffered, PMPI_Ibsend);
+}
+
+int MPI_Irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+              MPI_Request* request) {
+  comm = mcm_substitute(comm);
+  const Context* c = managed(comm);
+  if (!receivable(c, count, type, source, tag))
+    return PMPI_Irecv(buf, count, type, source, tag, comm, request);
+  Lock lock(the_engine().lock());
+  *request = the_engine().irecv(buf, count, type, source, tag, comm, *c);
+  return MPI_SUCCESS;
+}
+
+int MPI_Recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+             MPI_Status* status) {
+  comm = mcm_substitute(comm);
+  const Context* c = managed(comm);
+  if (!receivable(c, count, type, source, tag))
+    return PMPI_Recv(buf, count, type, source, tag, comm, status);
+  MPI_Request request;
+  {
+    Lock lock(the_engine().lock());
+    request = the_engine().irecv(buf, count, type, source, tag, comm, *c);
+  }
+  return wait_engine_request(&request, status);
+}
+
+int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+                 int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source,
+                 int recvtag, MPI_Comm comm, MPI_Status* status) {
+  comm = mcm_substitute(comm);
+  const Context* c = managed(comm);
+  if (!sendable(c, sendcount, sendtype, dest, sendtag) ||
+      !receivable(c, recvcount, recvtype, source, recvtag))
+    return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
+                         recvtype, source, recvtag, comm, status);
+  MPI_Request send_request, recv_request;
+  {
+    Lock lock(the_engine().lock());
+    recv_request = the_engine().irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, *c);
+    send_request = the_engine().isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, *c,
+                                      SendMode::standard);
+  }
+  const int send_error = wait_engine_request(&send_request, MPI_STATUS_IGNORE);
+  const int recv_error = wait_engine_request(&recv_request, status);
+  return recv_error != MPI_SUCCESS ? recv_error : send_error;
+}
+
+int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int sendtag,
+                         int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
+  comm = mcm_substitute(comm);
+  const Context* c = managed(comm);
+  if (!sendable(c, count, type, dest, sendtag) || !receivable(c, count, type, source, recvtag))
+    return PMPI_Sendrecv_replace(buf, count, type, dest, sendtag, source, recvtag, comm, status);
+  MPI_Request send_request, recv_request;
+  {
+    // The send copies the data into its frames at once, so the receive may overwrite it.
+    Lock lock(the_engine().lock());
+    send_request = the_engine().isend(buf, count, type, dest, sendtag, comm, *c,
+                                      SendMode::standard);
+    recv_request = the_engine().irecv(buf, count, type, source, recvtag, comm, *c);
+  }
+  const int send_error = wait_engine_request(&send_request, MPI_STATUS_IGNORE);
+  const int recv_error = wait_engine_request(&recv_request, status);
+  return recv_error != MPI_SUCCESS ? recv_error : send_error;
+}
+
+int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
+  comm = mcm_substitute(comm);
+  const Context* c = managed(comm);
+  if (c == nullptr || !mcm::engine::Engine::valid_peer(source, *c, true) ||
+      !mcm::engine::Engine::valid_tag(tag, true) || source == MPI_PROC_NULL)
+    return PMPI_Iprobe(source, tag, comm, flag, status);
+  Lock lock(the_engine().lock());
+  *flag = the_engine().iprobe(source, tag, *c, status) ? 1 : 0;
+  return MPI_SUCCESS;
+}
+
+int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
+  comm = mcm_substitute(comm);
+  const Context* c = managed(comm);
+  if (c == nullptr || !mcm::engine::Engine::valid_peer(source, *c, true) ||
+      !mcm::engine::Engine::valid_tag(tag, true) || source == MPI_PROC_NULL)
+    return PMPI_Probe(source, tag, comm, status);
+  for (Backoff backoff;; backoff.idle()) {
+    Lock lock(the_engine().lock());
+    if (the_engine().iprobe(source, tag, *c, status)) return MPI_SUCCESS;
+  }
+}
+
+int MPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message,
+                MPI_Status* status) {
+  comm = mcm_substitute(comm);
+  const Context* c = managed(comm);
+  if (c == nullptr || !mcm::engine::Engine::valid_peer(source, *c, true) ||
+      !mcm::engine::Engine::valid_tag(tag, true) || source == MPI_PROC_NULL)
+    return PMPI_Improbe(source, tag, comm, flag, message, status);
+  Lock lock(the_engine().lock());
+  *flag = the_engine().improbe(source, tag, *c, message, status) ? 1 : 0;
+  return MPI_SUCCESS;
+}
+
+int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status) {
+  comm = mcm_substitute(comm);
+  const Context* c = managed(comm);
+  if (c == nullptr || !mcm::engine::Engine::valid_peer(source, *c, true) ||
+      !mcm::engine::Engine::valid_tag(tag, true) || source == MPI_PROC_NULL)
+    return PMPI_Mprobe(source, tag, comm, message, status);
+  for (Backoff backoff;; backoff.idle()) {
+    Lock lock(the_engine().lock());
+    if (the_engine().improbe(source, tag, *c, message, status)) return MPI_SUCCESS;
+  }
+}
+
+int MPI_Imrecv(void* buf, int count, MPI_Datatype type, MPI_Message* message,
+               MPI_Request* request) {
+  Lock lock(the_engine().lock());
+  if (!the_engine().owns(*message) || !mcm::engine::Engine::valid_count_type(count, type))
+    return PMPI_Imrecv(buf, count, type, message, request);
+  *request = the_engine().imrecv(buf, count, type, message);
+  return MPI_SUCCESS;
+}
+
+int MPI_Mrecv(void* buf, int count, MPI_Datatype type, MPI_Message* message, MPI_Status* status) {
+  MPI_Request request;
+  {
+    Lock lock(the_engine().lock());
+    if (!the_engine().owns(*message) || !mcm::engine::Engine::valid_count_type(count, type))
+      return PMPI_Mrecv(buf, count, type, message, status);
+    request = the_engine().imrecv(buf, count, type, message);
+  }
+  return wait_engine_request(&request, status);
+}
+
+int MPI_Send_init(const void* buf, int count, MPI_Datatype type, int dest, int tag,
+                  MPI_Comm comm, MPI_Request* request) {
+  return init(buf, count, type, dest, tag, comm, request, SendMode::standard, false, PMPI_Send_init);
+}
+int MPI_Bsend_init(const void* buf, int count, MPI_Datatype type, int dest, int tag,
+                   MPI_Comm comm, MPI_Request* request) {
+  return init(buf, count, type, dest, tag, comm, request, SendMode::buffered, false, PMPI_Bsend_init);
+}
+int MPI_Ssend_init(const void* buf, int count, MPI_Datatype type, int dest, int tag,
+                   MPI_Comm comm, MPI_Request* request) {
+  return init(buf, count, type, dest, tag, comm, request, SendMode::synchronous, false,
+              PMPI_Ssend_init);
+}
+int MPI_Rsend_init(const void* buf, int count, MPI_Datatype type, int dest, int tag,
+                   MPI_Comm comm, MPI_Request* request) {
+  return init(buf, count, type, dest, tag, comm, request, SendMode::ready, false, PMPI_Rsend_init);
+}
+int MPI_Recv_init(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+                  MPI_Request* request) {
+  return init(buf, count, type, source, tag, comm, request, SendMode::standard, true,
+              recv_init_native);
+}
+
+int MPI_Buffer_attach(void* buffer, int size) {
+  const int rc = PMPI_Buffer_attach(buffer, size);
+  if (rc == MPI_SUCCESS) attached_buffer_bytes = size;
+  return rc;
+}
+
+int MPI_Buffer_detach(void* buffer_addr, int* size) {
+  // MPI: detaching waits until the buffered messages have been transmitted.
+  for (Backoff backoff;; backoff.idle()) {
+    Lock lock(the_engine().lock());
+    if (!the_engine().active() || !the_engine().buffered_pending()) break;
+    if (the_engine().progress()) backoff.moved();
+  }
+  const int rc = PMPI_Buffer_detach(buffer_addr, size);
+  if (rc == MPI_SUCCESS) attached_buffer_bytes = 0;
+  return rc;
+}
+
+}  // extern "C"
