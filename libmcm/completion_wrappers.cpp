@@ -69,6 +69,18 @@ int wait_engine_request(MPI_Request* request, MPI_Status* status) {
 
 extern "C" {
 
+int mcm_engine_active(void) { return the_engine().active() ? 1 : 0; }
+
+int mcm_wait_progressing(MPI_Request* request, MPI_Status* status) {
+  for (Backoff backoff;; backoff.idle()) {
+    Lock lock(the_engine().lock());
+    int flag = 0;
+    const int rc = PMPI_Test(request, &flag, status);
+    if (flag || rc != MPI_SUCCESS) return rc;
+    if (the_engine().progress()) backoff.moved();
+  }
+}
+
 int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
   if (!engine_on()) return PMPI_Test(request, flag, status);
   Lock lock(the_engine().lock());
@@ -89,14 +101,7 @@ int MPI_Wait(MPI_Request* request, MPI_Status* status) {
     ours = the_engine().owns(*request);
   }
   if (ours) return mcm::shim::wait_engine_request(request, status);
-  // A native request: poll it, so that the engine keeps moving meanwhile.
-  for (Backoff backoff;; backoff.idle()) {
-    Lock lock(the_engine().lock());
-    int flag = 0;
-    const int rc = PMPI_Test(request, &flag, status);
-    if (flag || rc != MPI_SUCCESS) return rc;
-    if (the_engine().progress()) backoff.moved();
-  }
+  return mcm_wait_progressing(request, status);
 }
 
 int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {

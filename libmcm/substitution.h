@@ -33,6 +33,15 @@ static inline MPI_Fint mcm_substitute_f(MPI_Fint comm) {
  * the engine runs (collective over comm). No-op for MPI_COMM_NULL. */
 void mcm_comm_created(MPI_Comm comm);
 
+/* Whether native blocking calls must be turned into nonblocking ones plus
+ * mcm_wait_progressing(): true while the point-to-point engine runs, because a rank
+ * blocked inside MPI would otherwise stop matching the messages its peers wait for
+ * (an MPI_Ssend's acknowledgement, a large frame), which MPI's progress rule forbids. */
+int mcm_engine_active(void);
+
+/* Waits for a native request while driving the engine; MPI_Wait's contract. */
+int mcm_wait_progressing(MPI_Request* request, MPI_Status* status);
+
 /* Called by a Fortran entry point whose Open MPI binding (pmpi_*_) is not loaded:
  * prints the function's name and aborts, since the call cannot be honoured. */
 void mcm_fortran_missing(const char* mpi_function) __attribute__((noreturn));

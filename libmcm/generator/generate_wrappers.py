@@ -10,11 +10,19 @@ by value, minus the hand-written ones listed in special.txt, gets
   * a row in the table of intercepted functions (name, family, origin, fortran yes/no),
     where the hand-written and deliberately unwrapped functions of special.txt appear too.
 
+The point-to-point engine's functions (special.txt KIND engine, with or without an
+MPI_Comm) have hand-written C wrappers; for them the generator writes Fortran -> C
+*bridges* instead (fortran_bridges.c): the four manglings convert their Fortran
+arguments to C (CONVERSIONS below, driven by the C prototype), call the shim's own C
+function (MPI_Send, MPI_Wait, ...), so that Fortran traffic goes through the engine, and
+convert the outputs back, as Open MPI's mpif-h bindings do.
+
 The Fortran calling convention is derived from the C prototype, as Open MPI's own
 bindings do: every argument by reference, then MPI_Fint *ierr, then one hidden
 length per character argument (gfortran passes size_t).
 
 Usage: generate_wrappers.py --cc CC [-I DIR ...] [--mpifh-library LIB [--nm NM]] --special FILE --out DIR
+       generate_wrappers.py --conversions     (prints the bridges' conversion table)
 """
 import argparse
 import os
@@ -26,7 +34,8 @@ DECL = re.compile(r"(?P<ret>[A-Za-z_][\w ]*?\**)\s*\b(?P<name>MPI_[A-Z][A-Za-z0-
 COMM_PARAM = re.compile(r"^\s*MPI_Comm\s+(\w+)\s*$")
 
 FAMILIES = [
-    ("p2p", r"^MPI_(I?[bsr]?send|I?recv|Sendrecv|I?m?probe|[bsr]?send_init|Recv_init)"),
+    ("p2p", r"^MPI_(I?[bsr]?send|I?m?recv|Sendrecv|I?m?probe|[bsr]?send_init|Recv_init)"),
+    ("completion", r"^MPI_(Wait|Test(all|any|some)?$|Request_(free|get_status)|Cancel|Start|Buffer_)"),
     ("collective", r"^MPI_(I?(Allgather|Allreduce|Alltoall|Barrier|Bcast|Exscan|Gather|Reduce|Scan|Scatter)|I?Neighbor|Reduce_scatter)"),
     ("rma", r"^MPI_Win_"),
     ("io", r"^MPI_File_"),
@@ -132,10 +141,29 @@ def new_comm_index(name, params):
     return found[0]
 
 
-def c_wrapper(ret, name, params, constructor):
+def nonblocking_twin(name, params, decls):
+    """The nonblocking counterpart of a blocking call (MPI_Barrier -> MPI_Ibarrier): the
+    same parameters plus a trailing MPI_Request*. None when there is none."""
+    twin = "MPI_I" + name[4].lower() + name[5:]
+    if twin not in decls:
+        return None
+    tparams = decls[twin]
+    same = len(tparams) == len(params) + 1 and re.match(r"^\s*MPI_Request\s*\*", tparams[-1])
+    return twin if same else None
+
+
+def c_wrapper(ret, name, params, constructor, twin=None):
     names = [param_name(p) for p in params]
     args = ", ".join("mcm_substitute(%s)" % n if COMM_PARAM.match(p) else n
                      for p, n in zip(params, names))
+    if twin:
+        # While the engine runs, a rank blocked in MPI must keep matching its peers'
+        # messages (MPI's progress rule): use the nonblocking twin and an engine-driving wait.
+        return ("%s %s(%s) {\n  if (mcm_engine_active()) {\n    MPI_Request request;\n"
+                "    const int rc = P%s(%s, &request);\n"
+                "    return rc == MPI_SUCCESS ? mcm_wait_progressing(&request, MPI_STATUS_IGNORE) : rc;\n"
+                "  }\n  return P%s(%s);\n}\n"
+                % (ret, name, ", ".join(params), twin, args, name, args))
     if not constructor:
         return "%s %s(%s) {\n  return P%s(%s);\n}\n" % (ret, name, ", ".join(params), name, args)
     out = names[new_comm_index(name, params)]
@@ -144,7 +172,7 @@ def c_wrapper(ret, name, params, constructor):
             % (ret, name, ", ".join(params), name, args, out))
 
 
-def fortran_wrapper(name, params, constructor):
+def fortran_wrapper(name, params, constructor, twin=None):
     lower = name.lower()
     strings = [i for i, p in enumerate(params) if re.search(r"\bchar\b", p)]
     formals = ["void* a%d" % i for i in range(len(params))] + ["MPI_Fint* ierr"]
@@ -162,6 +190,18 @@ def fortran_wrapper(name, params, constructor):
     out = "extern void p%s_(%s) __attribute__((weak));\n" % (lower, proto)
     out += "static void mcm_f_%s(%s) {\n" % (lower[4:], proto)
     out += "\n".join(lines) + ("\n" if lines else "")
+    if twin:
+        tlower = twin.lower()
+        # Declared exactly as the twin's own entry point declares it (all void*).
+        tproto = ", ".join(["void* a%d" % i for i in range(len(params) + 1)] + ["MPI_Fint* ierr"])
+        out = "extern void p%s_(%s) __attribute__((weak));\n" % (tlower, tproto) + out
+        out += "  if (mcm_engine_active() && p%s_) {  /* see the C wrapper */\n" % tlower
+        out += "    MPI_Fint frequest;\n"
+        out += "    p%s_(%s, &frequest, ierr);\n" % (tlower, ", ".join(actuals[:len(params)]))
+        out += "    if (*ierr != MPI_SUCCESS) return;\n"
+        out += "    MPI_Request request = PMPI_Request_f2c(frequest);\n"
+        out += "    *ierr = mcm_wait_progressing(&request, MPI_STATUS_IGNORE);\n"
+        out += "    return;\n  }\n"
     out += "  if (!p%s_) mcm_fortran_missing(\"%s\");\n" % (lower, name)
     out += "  p%s_(%s);\n" % (lower, ", ".join(actuals))
     if constructor:
@@ -173,7 +213,229 @@ def fortran_wrapper(name, params, constructor):
     return out
 
 
+# ---- Fortran -> C bridges (KIND engine) -------------------------------------------------
+#
+# One row per (C type, parameter name) the bridges know; name None matches any name, and a
+# row with a name wins over one without. C types are written without const, with * for a
+# pointer and [] for an array. A parameter no row matches stops the generator: a new
+# engine function needs its conversions decided here. mpi.h declares some arrays as
+# pointers (MPI_Waitall's MPI_Status *array_of_statuses): the array_of_* names decide.
+#
+# Direction of the handle pointers: MPI_Request* is an output of the calls that create a
+# request (MPI_I*, MPI_*_init) and in/out otherwise (MPI_Wait, MPI_Test, MPI_Cancel,
+# MPI_Start, MPI_Request_free); MPI_Message* is an output of the probes and in/out of the
+# matched receives (MPI_Mrecv, MPI_Imrecv).
+#
+# When outputs are written (as Open MPI's mpif-h): "ok" = the call returned MPI_SUCCESS or
+# MPI_ERR_IN_STATUS; "done" = ok and, for a call with a flag, the flag is true. Request
+# and message handles the call changed are written back whatever it returned.
+CONVERSIONS = [
+    # C type          name                conversion       Fortran -> C / C -> Fortran
+    ("int",           None,               "int_in",        "INTEGER value: *(MPI_Fint*)"),
+    ("MPI_Comm",      None,               "comm_in",       "PMPI_Comm_f2c (the C function substitutes MPI_COMM_WORLD)"),
+    ("MPI_Datatype",  None,               "type_in",       "PMPI_Type_f2c"),
+    ("void*",         "buffer",           "address",       "the address as is (MPI_Buffer_attach)"),
+    ("void*",         None,               "choice",        "the address; Open MPI's Fortran MPI_BOTTOM -> MPI_BOTTOM (OMPI_F2C_BOTTOM)"),
+    ("int*",          "flag",             "logical_out",   "LOGICAL out: C int -> MCM_FORTRAN_TRUE/FALSE (OMPI_FORTRAN_VALUE_TRUE), when ok"),
+    ("int*",          "index",            "index_out",     "INTEGER out: index + 1 (Fortran counts from 1), MPI_UNDEFINED stays, when ok"),
+    ("int*",          None,               "int_out",       "INTEGER out (outcount, size), when ok"),
+    ("int[]",         "array_of_indices", "indices_out",   "temporary of count; the first outcount entries + 1 back, when ok"),
+    ("int*",          "array_of_indices", "indices_out",   "(the same, declared as a pointer)"),
+    ("MPI_Request",   None,               "request_in",    "PMPI_Request_f2c"),
+    ("MPI_Request*",  None,               "request",       "creating calls: output, PMPI_Request_c2f after MPI_SUCCESS; others in/out: f2c before, c2f after if changed"),
+    ("MPI_Request[]", None,               "requests",      "temporary of count/incount, f2c each before, c2f back each one changed"),
+    ("MPI_Request*",  "array_of_requests", "requests",     "(the same, declared as a pointer)"),
+    ("MPI_Status*",   None,               "status_out",    "MPI_F_STATUS_IGNORE -> MPI_STATUS_IGNORE, else a local status, PMPI_Status_c2f when done"),
+    ("MPI_Status[]",  None,               "statuses_out",  "MPI_F_STATUSES_IGNORE -> MPI_STATUSES_IGNORE, else temporary of count; PMPI_Status_c2f of outcount (or count) entries when done"),
+    ("MPI_Status*",   "array_of_statuses", "statuses_out", "(the same, declared as a pointer: MPI_Waitall)"),
+    ("MPI_Message*",  None,               "message",       "probes: output, mcm_message_c2f when done; receives: in/out, mcm_message_f2c before, mcm_message_back after"),
+]
+# Where one function's parameter means something else than the same C type elsewhere.
+FUNCTION_CONVERSIONS = {
+    # MPI-3.1 3.6: mpif.h and `use mpi` ignore MPI_BUFFER_DETACH's buffer argument (the C
+    # function returns the address through it): the address goes to a dummy.
+    ("MPI_Buffer_detach", "buffer"): ("detach_buffer", "ignored: the C address goes to a dummy (MPI-3.1 3.6, as Open MPI)"),
+}
+COUNT_NAMES = ("count", "incount")
+CREATES_REQUEST = re.compile(r"^MPI_I[a-z]|_init$")
+
+
+def c_type_of(param):
+    """(C type as in CONVERSIONS, name) of one parameter of a prototype."""
+    name = param_name(param)
+    m = re.match(r"^(.*?)\b%s\s*(\[\s*\d*\s*\])?\s*$" % re.escape(name), param)
+    if not m:
+        raise ValueError("cannot parse parameter %r" % param)
+    base = re.sub(r"\bconst\b", "", m.group(1))
+    ctype = re.sub(r"\s+", " ", base.replace("*", "")).strip()
+    return ctype + "*" * base.count("*") + ("[]" if m.group(2) else ""), name
+
+
+def conversion_of(function, ctype, name):
+    if (function, name) in FUNCTION_CONVERSIONS:
+        return FUNCTION_CONVERSIONS[(function, name)][0]
+    for t, n, conv, _ in CONVERSIONS:
+        if t == ctype and n == name:
+            return conv
+    for t, n, conv, _ in CONVERSIONS:
+        if t == ctype and n is None:
+            return conv
+    sys.exit("generate_wrappers: no Fortran conversion for parameter '%s %s' of %s: "
+             "add a row to CONVERSIONS" % (ctype, name, function))
+
+
+def fortran_bridge(ret, function, params):
+    """The Fortran -> C bridge of one engine function and its four manglings."""
+    if ret != "int":
+        sys.exit("generate_wrappers: engine function %s does not return int" % function)
+    typed = [c_type_of(p) for p in params]
+    names = [n for _, n in typed]
+    convs = [conversion_of(function, t, n) for t, n in typed]
+    count = next((n for (t, n) in typed if t == "int" and n in COUNT_NAMES), None)
+    has_flag = "logical_out" in convs
+    outcount = "outcount" if ("int*", "outcount") in typed else None
+    done = "ok && c_flag" if has_flag else "ok"
+    formals, pre, actuals, post, cleanup = [], [], [], [], []
+    need_n = False
+
+    def require(value, what):
+        if value is None:
+            sys.exit("generate_wrappers: %s: %s" % (function, what))
+
+    for (ctype, x), conv in zip(typed, convs):
+        f, c = "f_" + x, "c_" + x
+        formals.append(("void* " if conv in ("address", "choice", "detach_buffer") else "MPI_Fint* ") + f)
+        if conv == "int_in":
+            pre.append("const int %s = (int)*%s;" % (c, f))
+            actuals.append(c)
+        elif conv == "comm_in":
+            actuals.append("PMPI_Comm_f2c(*%s)" % f)
+        elif conv == "type_in":
+            actuals.append("PMPI_Type_f2c(*%s)" % f)
+        elif conv == "address":
+            actuals.append(f)
+        elif conv == "choice":
+            actuals.append("mcm_f2c_bottom(%s)" % f)
+        elif conv == "detach_buffer":
+            pre.append("void* %s = NULL;" % c)
+            pre.append("(void)%s;" % f)
+            actuals.append("&" + c)
+        elif conv == "logical_out":
+            pre.append("int %s = 0;" % c)
+            actuals.append("&" + c)
+            post.append("if (ok) *%s = %s ? MCM_FORTRAN_TRUE : MCM_FORTRAN_FALSE;" % (f, c))
+        elif conv == "index_out":
+            pre.append("int %s = MPI_UNDEFINED;" % c)
+            actuals.append("&" + c)
+            post.append("if (ok) *%s = %s == MPI_UNDEFINED ? MPI_UNDEFINED : %s + 1;" % (f, c, c))
+        elif conv == "int_out":
+            pre.append("int %s = 0;" % c)
+            actuals.append("&" + c)
+            post.append("if (ok) *%s = %s;" % (f, c))
+        elif conv == "indices_out":
+            require(count, "array %s without a count/incount parameter" % x)
+            require(outcount, "indices without an outcount parameter")
+            need_n = True
+            pre.append("int s_%s[MCM_F_STACK];" % x)
+            pre.append("int* %s = mcm_f_temp(s_%s, sizeof s_%s, n, sizeof *%s);" % (c, x, x, c))
+            actuals.append(c)
+            post.append("if (ok) for (int i = 0; i < c_%s; ++i) %s[i] = %s[i] + 1;" % (outcount, f, c))
+            cleanup.append("mcm_f_temp_free(%s, s_%s);" % (c, x))
+        elif conv == "request_in":
+            actuals.append("PMPI_Request_f2c(*%s)" % f)
+        elif conv == "request" and CREATES_REQUEST.search(function):
+            pre.append("MPI_Request %s = MPI_REQUEST_NULL;" % c)
+            actuals.append("&" + c)
+            post.append("if (rc == MPI_SUCCESS) *%s = PMPI_Request_c2f(%s);" % (f, c))
+        elif conv == "request":
+            pre.append("MPI_Request %s = PMPI_Request_f2c(*%s);" % (c, f))
+            pre.append("const MPI_Request %s_in = %s;" % (c, c))
+            actuals.append("&" + c)
+            post.append("mcm_f_request_back(%s, %s_in, %s);" % (f, c, c))
+        elif conv == "requests":
+            require(count, "array %s without a count/incount parameter" % x)
+            need_n = True
+            pre.append("MPI_Request s_%s[2 * MCM_F_STACK];" % x)
+            pre.append("MPI_Request* %s = mcm_f_temp(s_%s, sizeof s_%s, 2 * n, sizeof *%s);" % (c, x, x, c))
+            pre.append("MPI_Request* %s_in = %s + n;" % (c, c))
+            pre.append("for (size_t i = 0; i < n; ++i) %s_in[i] = %s[i] = PMPI_Request_f2c(%s[i]);" % (c, c, f))
+            actuals.append(c)
+            post.append("for (size_t i = 0; i < n; ++i) mcm_f_request_back(&%s[i], %s_in[i], %s[i]);" % (f, c, c))
+            cleanup.append("mcm_f_temp_free(%s, s_%s);" % (c, x))
+        elif conv == "status_out":
+            pre.append("MPI_Status %s;" % c)
+            pre.append("MPI_Status* p_%s = %s == MPI_F_STATUS_IGNORE ? MPI_STATUS_IGNORE : &%s;" % (x, f, c))
+            actuals.append("p_" + x)
+            post.append("if (%s && p_%s != MPI_STATUS_IGNORE) PMPI_Status_c2f(p_%s, %s);" % (done, x, x, f))
+        elif conv == "statuses_out":
+            require(count, "array %s without a count/incount parameter" % x)
+            need_n = True
+            length = "mcm_f_len(c_%s)" % outcount if outcount else "n"
+            pre.append("MPI_Status s_%s[MCM_F_STACK];" % x)
+            pre.append("MPI_Status* %s = %s == MPI_F_STATUSES_IGNORE ? MPI_STATUSES_IGNORE"
+                       " : mcm_f_temp(s_%s, sizeof s_%s, n, sizeof *%s);" % (c, f, x, x, c))
+            actuals.append(c)
+            post.append("if (%s && %s != MPI_STATUSES_IGNORE)\n    for (size_t i = 0; i < %s; ++i)"
+                        " PMPI_Status_c2f(&%s[i], %s + i * MCM_F_STATUS_SIZE);" % (done, c, length, c, f))
+            cleanup.append("if (%s != MPI_STATUSES_IGNORE) mcm_f_temp_free(%s, s_%s);" % (c, c, x))
+        elif conv == "message" and "probe" in function.lower():
+            pre.append("MPI_Message %s = MPI_MESSAGE_NULL;" % c)
+            actuals.append("&" + c)
+            post.append("if (%s) *%s = mcm_message_c2f(%s);" % (done, f, c))
+        elif conv == "message":
+            pre.append("MPI_Message %s = mcm_message_f2c(*%s);" % (c, f))
+            pre.append("const MPI_Message %s_in = %s;" % (c, c))
+            actuals.append("&" + c)
+            post.append("*%s = mcm_message_back(*%s, %s_in, %s);" % (f, f, c, c))
+        else:
+            raise AssertionError(conv)
+
+    if need_n:
+        # The length of the arrays: right after the count's own conversion.
+        at = next(i for i, line in enumerate(pre) if line.startswith("const int c_%s " % count)) + 1
+        pre.insert(at, "const size_t n = mcm_f_len(c_%s);" % count)
+    formals.append("MPI_Fint* ierr")
+    proto = ", ".join(formals)
+    short = function.lower()[4:]
+    body = ["/* %s -> %s(%s) */" % (function.upper(), function, ", ".join(names))]
+    body.append("static void mcm_fb_%s(%s) {" % (short, proto))
+    body += ["  " + line for line in pre]
+    body.append("  const int rc = %s(%s);" % (function, ", ".join(actuals)))
+    body.append("  if (ierr) *ierr = rc;")
+    if any(re.search(r"\bok\b", line) for line in post):
+        body.append("  const int ok = rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS;")
+    body += ["  " + line for line in post + cleanup]
+    body.append("}")
+    for alias in (function.lower(), function.lower() + "_", function.lower() + "__", function.upper()):
+        body.append('void %s(%s) __attribute__((alias("mcm_fb_%s")));' % (alias, proto, short))
+    return "\n".join(body) + "\n"
+
+
+def fortran_true(includes):
+    """Open MPI's value of Fortran .TRUE. (OMPI_FORTRAN_VALUE_TRUE) if its configuration
+    header is installed, else gfortran's, 1."""
+    for d in includes:
+        for rel in ("opal_config.h", "openmpi/opal_config.h"):
+            path = os.path.join(d, rel)
+            if os.path.exists(path):
+                m = re.search(r"^#define OMPI_FORTRAN_VALUE_TRUE\s+(-?\d+)", open(path).read(), re.M)
+                if m:
+                    return m.group(1), path
+    return "1", "default: gfortran's .TRUE."
+
+
+def print_conversions():
+    print("%-14s %-17s %-14s %s" % ("C type", "name", "conversion", "Fortran -> C / C -> Fortran"))
+    for t, n, conv, doc in CONVERSIONS:
+        print("%-14s %-17s %-14s %s" % (t, n or "*", conv, doc))
+    for (fn, n), (conv, doc) in FUNCTION_CONVERSIONS.items():
+        print("%-14s %-17s %-14s %s" % ("(%s)" % fn, n, conv, doc))
+
+
 def main():
+    if sys.argv[1:] == ["--conversions"]:
+        print_conversions()
+        return
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cc", required=True)
     ap.add_argument("-I", dest="includes", action="append", default=[])
@@ -185,20 +447,33 @@ def main():
 
     special = load_special(a.special)
     mpifh = load_mpifh(a.mpifh_library, a.nm)
-    seen, table, c_code, f_code = set(), [], [], []
-    for ret, name, params in declarations(preprocess(a.cc, a.includes)):
+    seen, table, c_code, f_code, b_code = set(), [], [], [], []
+    decls_list = list(declarations(preprocess(a.cc, a.includes)))
+    decls = {}
+    for _, n, p in decls_list:
+        decls.setdefault(n, p)
+    for ret, name, params in decls_list:
         kind = special.get(name, "generated")
-        if name in seen or kind in ("hand-written", "not-wrapped") or \
-                not any(COMM_PARAM.match(p) for p in params):
+        if name in seen or kind in ("hand-written", "not-wrapped"):
+            continue
+        if kind != "engine" and not any(COMM_PARAM.match(p) for p in params):
             continue
         seen.add(name)
-        constructor = kind == "constructor"
-        if kind != "engine":
-            c_code.append(c_wrapper(ret, name, params, constructor))
         has_f = mpifh is not None and ("p" + name.lower() + "_") in mpifh
-        if has_f:
-            f_code.append(fortran_wrapper(name, params, constructor))
+        if kind == "engine":
+            # C hand-written (p2p_wrappers.cpp, completion_wrappers.cpp); Fortran bridged.
+            if has_f:
+                b_code.append(fortran_bridge(ret, name, params))
+        else:
+            constructor = kind == "constructor"
+            twin = nonblocking_twin(name, params, decls)
+            c_code.append(c_wrapper(ret, name, params, constructor, twin))
+            if has_f:
+                f_code.append(fortran_wrapper(name, params, constructor, twin))
         table.append((name, family(name), kind, has_f))
+    missing = sorted(n for n, kind in special.items() if kind == "engine" and n not in seen)
+    if missing:
+        sys.exit("generate_wrappers: engine functions not declared in mpi.h: " + " ".join(missing))
     table += [(n, family(n), kind, kind == "hand-written")
               for n, kind in sorted(special.items()) if kind in ("hand-written", "not-wrapped")]
     if len(table) < 100:
@@ -209,12 +484,18 @@ def main():
     common += '#pragma GCC diagnostic ignored "-Wdeprecated-declarations"\n\n'
     write(os.path.join(a.out, "c_wrappers.c"), common + "\n".join(c_code))
     write(os.path.join(a.out, "fortran_wrappers.c"), common + "\n".join(f_code))
+    true_value, true_origin = fortran_true(a.includes)
+    bridges = HEADER + '#include <stddef.h>\n#include <mpi.h>\n\n#include "fortran_bridge.h"\n\n'
+    bridges += '#pragma GCC diagnostic ignored "-Wdeprecated-declarations"\n\n'
+    bridges += "/* Fortran LOGICAL values (.TRUE.: %s). */\n" % true_origin
+    bridges += "#define MCM_FORTRAN_TRUE %s\n#define MCM_FORTRAN_FALSE 0\n\n" % true_value
+    write(os.path.join(a.out, "fortran_bridges.c"), bridges + "\n".join(b_code))
     rows = "".join('  {"%s", "%s", "%s", %d},\n' % (n, f, o, int(h)) for n, f, o, h in table)
     write(os.path.join(a.out, "intercepted_table.c"),
           HEADER + '#include "intercepted.h"\n\nconst struct mcm_intercepted mcm_intercepted_table[] = {\n'
           + rows + "};\nconst size_t mcm_intercepted_count = %d;\n" % len(table))
-    print("generate_wrappers: %d rows in the table, %d generated C wrappers, %d Fortran entry points"
-          % (len(table), len(c_code), len(f_code)))
+    print("generate_wrappers: %d rows in the table, %d generated C wrappers, %d Fortran entry points,"
+          " %d Fortran bridges" % (len(table), len(c_code), len(f_code), len(b_code)))
 
 
 def write(path, text):

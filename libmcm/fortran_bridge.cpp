@@ -1,0 +1,49 @@
+// Run-time helpers of the generated Fortran -> C bridges (fortran_bridge.h); the
+// MPI_Message table is in fortran_messages.cpp.
+#include <mpi.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "fortran_bridge.h"
+
+// Open MPI's Fortran MPI_BOTTOM: a common block in libmpi, under the manglings its Fortran
+// compiler uses (gfortran: mpi_fortran_bottom_). Weak: absent manglings stay null.
+extern "C" {
+extern int mpi_fortran_bottom __attribute__((weak));
+extern int mpi_fortran_bottom_ __attribute__((weak));
+extern int mpi_fortran_bottom__ __attribute__((weak));
+extern int MPI_FORTRAN_BOTTOM __attribute__((weak));
+}
+
+namespace {
+
+bool is_bottom(const void* p) {
+  const void* sentinels[] = {&mpi_fortran_bottom, &mpi_fortran_bottom_, &mpi_fortran_bottom__,
+                             &MPI_FORTRAN_BOTTOM};
+  for (const void* s : sentinels)
+    if (s != nullptr && p == s) return true;
+  return false;
+}
+
+}  // namespace
+
+extern "C" {
+
+void* mcm_f2c_bottom(void* f_buffer) { return is_bottom(f_buffer) ? MPI_BOTTOM : f_buffer; }
+
+void* mcm_f_temp(void* stack, size_t stack_bytes, size_t n, size_t size) {
+  if (n <= stack_bytes / size) return stack;
+  void* p = std::malloc(n * size);
+  if (p == nullptr) {
+    std::fprintf(stderr, "libmcm: out of memory converting a Fortran MPI call (%zu elements)\n", n);
+    std::abort();
+  }
+  return p;
+}
+
+void mcm_f_temp_free(void* temp, void* stack) {
+  if (temp != stack) std::free(temp);
+}
+
+}  // extern "C"
