@@ -1,42 +1,72 @@
 #!/usr/bin/env bash
 # Checks that MCM is invisible to applications: every MPI test program of test/mpi (C,
 # Fortran with mpif.h, Fortran with `use mpi`) prints the same standard output and exits
-# with the same status under `mcmrun --mode off` as under plain mpirun, on a 3-VM testbed
-# with 6 ranks, and that no mcmd outlives any of the runs.
-# Usage: compare_test.sh BUILD_DIR [PROGRAM...]
+# with the same status under a candidate launcher as under a reference launcher, on a
+# testbed of VMs, and that no mcmd outlives any of the runs.
+#
+# Usage: compare_test.sh BUILD_DIR [options] [PROGRAM...]
+#   --vms N            testbed size (default 3)
+#   --np N             ranks (default 6)
+#   --reference MODE   plain (plain mpirun, the default) or an mcmrun --mode
+#   --candidate ARGS   mcmrun arguments of the run under test (default: --mode off);
+#                      may be given several times: each is compared with the reference
 set -u
 . "$(dirname "$0")/lib.sh"
 BUILD=$1; shift
-testbed_up 3
+vms=3 np=6 reference=plain
+candidates=()
+programs_wanted=()
+while [ $# -gt 0 ]; do
+  case $1 in
+    --vms) vms=$2; shift 2 ;;
+    --np) np=$2; shift 2 ;;
+    --reference) reference=$2; shift 2 ;;
+    --candidate) candidates+=("$2"); shift 2 ;;
+    *) programs_wanted+=("$1"); shift ;;
+  esac
+done
+[ ${#candidates[@]} -gt 0 ] || candidates=("--mode off")
+
+testbed_up "$vms"
 work=$(mktemp -d)
 trap '"$TESTBED" down >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
 programs="$BUILD/test/mpi/programs.txt"
 [ -s "$programs" ] || { echo "no $programs: build the project first" >&2; exit 1; }
 
-run_both() {  # run_both PROGRAM NP: fills $work/{plain,mcm}.{out,err,status}
-  local exe="$BUILD/test/mpi/$1"
-  (cd "$work" && timeout 120 mpirun --hostfile "$MCM_HOSTFILE" -np "$2" "$exe" </dev/null \
-     >"$work/plain.out" 2>"$work/plain.err"; echo $? >"$work/plain.status")
-  (cd "$work" && timeout 120 "$BUILD/bin/mcmrun" --mode off --hostfile "$MCM_HOSTFILE" \
-     -np "$2" "$exe" </dev/null >"$work/mcm.out" 2>"$work/mcm.err"; echo $? >"$work/mcm.status")
+# launch NAME PROGRAM ARGS...: runs PROGRAM with the launcher NAME (plain, or mcmrun
+# arguments), fills $work/NAME.{out,err,status}.
+launch() {
+  local name=$1 how=$2 exe=$3
+  if [ "$how" = plain ]; then
+    (cd "$work" && timeout 120 mpirun --hostfile "$MCM_HOSTFILE" -np "$np" "$exe" </dev/null \
+       >"$work/$name.out" 2>"$work/$name.err"; echo $? >"$work/$name.status")
+  else
+    # shellcheck disable=SC2086  # $how is a list of mcmrun arguments
+    (cd "$work" && timeout 120 "$BUILD/bin/mcmrun" $how --hostfile "$MCM_HOSTFILE" -np "$np" \
+       "$exe" </dev/null >"$work/$name.out" 2>"$work/$name.err"; echo $? >"$work/$name.status")
+  fi
 }
 
+ref_how=$reference
+[ "$reference" = plain ] || ref_how="--mode $reference"
 while IFS=$'\t' read -r prog expected; do
   [ -n "$prog" ] || continue
-  for np in ${MCM_COMPARE_NP:-6}; do
-    [ $# -eq 0 ] || [[ " $* " == *" $prog "* ]] || continue
-    run_both "$prog" "$np"
-    plain=$(cat "$work/plain.status"); mcm=$(cat "$work/mcm.status")
-    check "$prog -np $np: plain mpirun exits $expected (got $plain)" [ "$plain" = "$expected" ]
-    check "$prog -np $np: mcmrun exits as mpirun ($mcm vs $plain)" [ "$mcm" = "$plain" ]
-    if cmp -s "$work/plain.out" "$work/mcm.out" && [ -s "$work/plain.out" ]; then
-      pass "$prog -np $np: identical output ($(wc -l <"$work/plain.out") lines)"
+  [ ${#programs_wanted[@]} -eq 0 ] || [[ " ${programs_wanted[*]} " == *" $prog "* ]] || continue
+  launch ref "$ref_how" "$BUILD/test/mpi/$prog"
+  ref=$(cat "$work/ref.status")
+  check "$prog: $reference exits $expected (got $ref)" [ "$ref" = "$expected" ]
+  for how in "${candidates[@]}"; do
+    launch cand "$how" "$BUILD/test/mpi/$prog"
+    cand=$(cat "$work/cand.status")
+    check "$prog [$how]: exits as $reference ($cand vs $ref)" [ "$cand" = "$ref" ]
+    if cmp -s "$work/ref.out" "$work/cand.out" && [ -s "$work/ref.out" ]; then
+      pass "$prog [$how]: identical output ($(wc -l <"$work/ref.out") lines)"
     else
-      fail "$prog -np $np: output differs"
-      diff "$work/plain.out" "$work/mcm.out" | head -20
-      sed -n 1,20p "$work/mcm.err"
+      fail "$prog [$how]: output differs"
+      diff "$work/ref.out" "$work/cand.out" | head -20
+      sed -n 1,20p "$work/cand.err"
     fi
-    check "$prog -np $np: no mcmd left" no_process_left mcmd
+    check "$prog [$how]: no mcmd left" no_process_left mcmd
   done
 done <"$programs"
 finish
