@@ -8,30 +8,46 @@
 
 namespace mcm::daemon {
 
-Daemon::Daemon(const Layout& layout, std::chrono::microseconds max_idle_sleep,
+namespace {
+
+/// How long a daemon keeps trying, after the shutdown barrier, to hand on frames that no
+/// rank received. Every frame of a correct program has arrived by then (its receiver
+/// finalized after receiving it), so only the completion of the last sends remains.
+constexpr std::chrono::seconds kDrainGrace{5};
+
+}  // namespace
+
+Daemon::Daemon(const Layout& layout, const DaemonOptions& options,
                std::shared_ptr<spdlog::logger> log)
     : layout_(layout),
       log_(std::move(log)),
       signals_(io_, SIGTERM, SIGINT, SIGHUP),
-      poller_(io_, max_idle_sleep) {}
+      poller_(io_, options.max_idle_sleep) {
+  if (options.mode == Mode::relay) {
+    RelaySettings settings{static_cast<std::size_t>(options.relay.chunk_bytes),
+                           static_cast<std::size_t>(options.relay.buffer_bytes), options.routes};
+    relay_ = std::make_unique<Relay>(layout_, poller_, settings, log_);
+  }
+}
 
 Outcome Daemon::run() {
   signals_.async_wait([this](const boost::system::error_code& ec, int signo) {
     if (ec) return;
     signal_ = signo;
     outcome_ = Outcome::terminated;
-    log_->warn("signal {} received: the job is being torn down, exiting without finalize",
-               signo);
+    log_->warn("signal {} received: the job is being torn down, exiting without finalize", signo);
     io_.stop();
   });
   log_->info("vm {} of {}: serving {} application rank(s)", layout_.vm, layout_.daemon_count,
              layout_.local_app_count);
+  if (relay_) relay_->start();
   if (layout_.local_app_count == 0) {
     enter_shutdown_barrier();
   } else {
     expect_finalizing_rank();
   }
   io_.run();
+  if (relay_) relay_->log_summary();
   return outcome_;
 }
 
@@ -58,9 +74,19 @@ void Daemon::enter_shutdown_barrier() {
   MPI_Request request;
   PMPI_Ibarrier(layout_.role_comm, &request);
   poller_.watch(request, [this](const MPI_Status&) {
-    signals_.cancel();
-    // io_.run() returns once the poller and the signal wait have no work left.
+    if (relay_) {
+      relay_->drain(kDrainGrace, [this](bool clean) { finish(clean); });
+    } else {
+      finish(true);
+    }
   });
+}
+
+void Daemon::finish(bool clean) {
+  signals_.cancel();
+  // Clean: io_.run() returns once the poller and the signal wait have no work left.
+  // Otherwise requests stay outstanding that will never complete: stop the loop.
+  if (!clean) io_.stop();
 }
 
 }  // namespace mcm::daemon

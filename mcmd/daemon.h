@@ -8,6 +8,9 @@
 //      daemon communicator, then run() returns Outcome::finished and the caller calls
 //      PMPI_Finalize. On a signal run() returns Outcome::terminated at once (no
 //      finalize: the peers are gone or going).
+// In relay mode the Relay forwards frames from construction to the end, also during the
+// barrier; after the barrier run() returns only once the relay holds no frame and has no
+// send outstanding (or after a grace period, for frames no rank ever received).
 #pragma once
 
 #include <boost/asio/io_context.hpp>
@@ -15,8 +18,10 @@
 #include <chrono>
 #include <memory>
 
+#include "daemon_options.h"
 #include "mcm/bootstrap.h"
 #include "mpi_poller.h"
+#include "relay.h"
 
 namespace spdlog {
 class logger;
@@ -28,8 +33,9 @@ enum class Outcome { finished, terminated };
 
 class Daemon {
  public:
-  Daemon(const Layout& layout, std::chrono::microseconds max_idle_sleep,
-         std::shared_ptr<spdlog::logger> log);
+  /// In relay mode, constructs the Relay: collective over the daemon communicator, and
+  /// throws (see Relay) for routes that do not fit the job.
+  Daemon(const Layout& layout, const DaemonOptions& options, std::shared_ptr<spdlog::logger> log);
 
   /// Runs the event loop until the job ends (see above). Returns how it ended;
   /// terminating_signal() tells which signal ended it.
@@ -40,12 +46,14 @@ class Daemon {
   void expect_finalizing_rank();
   void on_rank_finalizing(const MPI_Status& status);
   void enter_shutdown_barrier();
+  void finish(bool clean);
 
   const Layout& layout_;
   std::shared_ptr<spdlog::logger> log_;
   boost::asio::io_context io_;
   boost::asio::signal_set signals_;
   MpiPoller poller_;
+  std::unique_ptr<Relay> relay_;  ///< relay mode only
   int finalized_ranks_ = 0;
   int signal_ = 0;
   Outcome outcome_ = Outcome::finished;

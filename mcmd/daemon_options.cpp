@@ -1,24 +1,43 @@
 #include "daemon_options.h"
 
+#include <charconv>
 #include <cstdio>
+#include <limits>
+#include <optional>
 #include <stdexcept>
 #include <string_view>
-
-#include "mcm/config.h"
 
 namespace mcm::daemon {
 namespace {
 
 constexpr const char* kUsage =
     "usage: mcmd [--mode off|record|relay|adaptive] [--log-dir DIR] [--config FILE]\n"
+    "            [--route FROM:TO:VIA]... [--chunk-bytes N] [--buffer-bytes N]\n"
     "\n"
     "The MCM daemon, one per VM. mcmrun starts it inside the application's MPI job;\n"
-    "it is not meant to be started by hand.\n";
+    "it is not meant to be started by hand. --route, --chunk-bytes and --buffer-bytes\n"
+    "matter in relay mode (see docs/configuration.md); they override the config file.\n";
+
+/// `text` as an integer in lo..hi, for option `name`.
+long long integer_option(std::string_view name, const std::string& text, long long lo,
+                         long long hi) {
+  long long n = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() || n < lo || n > hi)
+    throw std::runtime_error(
+        std::string(name) + " '" + text + "': expected an integer " +
+        (hi == std::numeric_limits<long long>::max()
+             ? "of at least " + std::to_string(lo)
+             : "between " + std::to_string(lo) + " and " + std::to_string(hi)));
+  return n;
+}
 
 }  // namespace
 
 DaemonOptions parse_options(int argc, char** argv) {
   DaemonOptions o;
+  std::optional<long long> chunk_bytes;
+  std::optional<long long> buffer_bytes;
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
     auto value = [&]() -> std::string {
@@ -26,11 +45,24 @@ DaemonOptions parse_options(int argc, char** argv) {
       return argv[++i];
     };
     if (arg == "--mode") {
-      o.mode = value();
+      const std::string name = value();
+      const std::optional<Mode> mode = parse_mode(name);
+      if (!mode)
+        throw std::runtime_error("unknown --mode '" + name +
+                                 "' (expected off, record, relay or adaptive)");
+      o.mode = *mode;
     } else if (arg == "--log-dir") {
       o.log_dir = value();
     } else if (arg == "--config") {
       o.config_path = value();
+    } else if (arg == "--route") {
+      o.routes.push_back(parse_route_option(value()));
+    } else if (arg == "--chunk-bytes") {
+      chunk_bytes =
+          integer_option(arg, value(), RelayConfig::kMinChunkBytes, RelayConfig::kMaxChunkBytes);
+    } else if (arg == "--buffer-bytes") {
+      buffer_bytes = integer_option(arg, value(), RelayConfig::kMinBufferBytes,
+                                    std::numeric_limits<long long>::max());
     } else if (arg == "--help" || arg == "-h") {
       std::fputs(kUsage, stdout);
       o.exit_now = true;
@@ -45,7 +77,10 @@ DaemonOptions parse_options(int argc, char** argv) {
     const Config config = load_config(o.config_path);
     o.max_idle_sleep = std::chrono::microseconds(config.daemon.idle_sleep_max_us);
     o.log_level = config.daemon.log_level;
+    o.relay = config.relay;
   }
+  if (chunk_bytes) o.relay.chunk_bytes = *chunk_bytes;
+  if (buffer_bytes) o.relay.buffer_bytes = *buffer_bytes;
   return o;
 }
 

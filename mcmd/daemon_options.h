@@ -3,21 +3,30 @@
 
 #include <chrono>
 #include <string>
+#include <vector>
+
+#include "mcm/config.h"
+#include "mcm/routes.h"
 
 namespace mcm::daemon {
 
 struct DaemonOptions {
-  std::string mode = "off";
+  Mode mode = Mode::off;
   std::string log_dir;      ///< empty: warnings to stderr only
   std::string config_path;  ///< empty: defaults
   std::string log_level = "info";
   std::chrono::microseconds max_idle_sleep{2000};
-  bool exit_now = false;    ///< --help / --version was answered
+  RelayConfig relay;              ///< --chunk-bytes/--buffer-bytes over the config's relay:
+  std::vector<RouteSpec> routes;  ///< --route only (the config's routes need the allocation:
+                                  ///< mcmrun resolves them and passes them as --route)
+  bool exit_now = false;          ///< --help / --version was answered
 };
 
-/// Parses `mcmd [--mode M] [--log-dir D] [--config F] [--help] [--version]`, loading and
-/// validating the config file when given. Throws std::runtime_error (or mcm::ConfigError
-/// with file:line:column) with a message fit for the user.
+/// Parses `mcmd [--mode M] [--log-dir D] [--config F] [--route FROM:TO:VIA]...
+/// [--chunk-bytes N] [--buffer-bytes N] [--help] [--version]`, loading and validating the
+/// config file when given. Routes are checked against the job later (Relay). Throws
+/// std::runtime_error (or mcm::ConfigError with file:line:column) with a message fit for
+/// the user.
 DaemonOptions parse_options(int argc, char** argv);
 
 }  // namespace mcm::daemon

@@ -32,7 +32,8 @@ std::shared_ptr<spdlog::logger> make_logger(const DaemonOptions& options, int vm
   auto log = std::make_shared<spdlog::logger>("mcmd", sinks.begin(), sinks.end());
   log->set_level(spdlog::level::from_str(options.log_level));
   log->flush_on(spdlog::level::warn);
-  log->info("mcmd {} on {} (pid {}), mode {}", MCM_VERSION, host, getpid(), options.mode);
+  log->info("mcmd {} on {} (pid {}), mode {}", MCM_VERSION, host, getpid(),
+            to_string(options.mode));
   return log;
 }
 

@@ -10,6 +10,7 @@
 #include <csignal>
 #include <cstdio>
 #include <exception>
+#include <memory>
 
 #include "daemon.h"
 #include "daemon_options.h"
@@ -42,11 +43,19 @@ int main(int argc, char** argv) {
   mcm::Layout layout = mcm::bootstrap(mcm::Role::daemon);
   auto log = mcm::daemon::make_logger(options, layout.vm);
 
-  mcm::daemon::Daemon daemon(layout, options.max_idle_sleep, log);
-  const auto outcome = daemon.run();
+  std::unique_ptr<mcm::daemon::Daemon> daemon;
+  try {
+    daemon = std::make_unique<mcm::daemon::Daemon>(layout, options, log);
+  } catch (const std::exception& e) {
+    // Bad --route arguments: every daemon fails alike; end the whole job with the reason.
+    log->error("{}", e.what());
+    log->flush();
+    PMPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  const auto outcome = daemon->run();
   if (outcome == mcm::daemon::Outcome::terminated) {
     log->flush();
-    std::_Exit(128 + daemon.terminating_signal());
+    std::_Exit(128 + daemon->terminating_signal());
   }
   mcm::release(layout);
   log->info("finalizing");

@@ -4,8 +4,12 @@
 
 namespace mcm::daemon {
 
-MpiPoller::MpiPoller(boost::asio::io_context& io, std::chrono::microseconds max_sleep)
-    : timer_(io), max_sleep_(std::max(max_sleep, min_sleep_)), sleep_(min_sleep_) {}
+MpiPoller::MpiPoller(boost::asio::io_context& io, std::chrono::microseconds max_sleep,
+                     std::chrono::microseconds waiting_max_sleep)
+    : timer_(io),
+      max_sleep_(std::max(max_sleep, min_sleep_)),
+      waiting_max_sleep_(std::clamp(waiting_max_sleep, min_sleep_, max_sleep_)),
+      sleep_(min_sleep_) {}
 
 void MpiPoller::watch(MPI_Request request, Handler on_complete) {
   requests_.push_back(request);
@@ -14,8 +18,14 @@ void MpiPoller::watch(MPI_Request request, Handler on_complete) {
   start();
 }
 
+void MpiPoller::set_activity(Activity activity) {
+  activity_ = std::move(activity);
+  sleep_ = min_sleep_;
+  start();
+}
+
 void MpiPoller::start() {
-  if (!scheduled_ && !requests_.empty()) schedule();
+  if (!scheduled_ && (!requests_.empty() || activity_)) schedule();
 }
 
 void MpiPoller::schedule() {
@@ -32,10 +42,9 @@ void MpiPoller::poll() {
   std::vector<int> done(requests_.size());
   std::vector<MPI_Status> statuses(requests_.size());
   int count = 0;
-  PMPI_Testsome(n, requests_.data(), &count, done.data(), statuses.data());
-  if (count == MPI_UNDEFINED || count == 0) {
-    sleep_ = std::min(sleep_ * 2, max_sleep_);
-  } else {
+  if (n > 0) PMPI_Testsome(n, requests_.data(), &count, done.data(), statuses.data());
+  const bool completed = count != MPI_UNDEFINED && count > 0;
+  if (completed) {
     // Detach the finished handlers first: a handler may watch() new requests.
     std::vector<std::pair<Handler, MPI_Status>> finished;
     for (int i = 0; i < count; ++i)
@@ -46,8 +55,14 @@ void MpiPoller::poll() {
         handlers_.erase(handlers_.begin() + i);
       }
     }
-    sleep_ = min_sleep_;
     for (auto& [handler, status] : finished) handler(status);
+  }
+  // Copied: the activity may replace or clear itself.
+  const Progress progress = activity_ ? Activity(activity_)() : Progress::idle;
+  if (completed || progress == Progress::moved) {
+    sleep_ = min_sleep_;
+  } else {
+    sleep_ = std::min(sleep_ * 2, progress == Progress::waiting ? waiting_max_sleep_ : max_sleep_);
   }
   start();
 }

@@ -1,10 +1,15 @@
 // Drives MPI progress from the daemon's Asio event loop without burning a core.
 //
 // Contract: poll() is called by a steady_timer; each call tests the outstanding MPI
-// requests once (PMPI_Testsome) and runs the completion handlers of those that finished.
-// The delay before the next poll starts at min_sleep after any completion and doubles on
-// every idle poll up to max_sleep, so an idle daemon wakes about 1/max_sleep times a
-// second, while a busy one polls back to back. Not thread-safe: one event loop thread.
+// requests once (PMPI_Testsome), runs the completion handlers of those that finished, then
+// runs the activity, if one is set (the relay's probe loop). The delay before the next
+// poll is min_sleep (20 µs: back to back, yielding the CPU) after any completion or when
+// the activity moved something; otherwise it doubles on every poll, up to max_sleep when
+// all is idle (an idle daemon wakes about 1/max_sleep times a second) but only up to
+// waiting_max_sleep while the activity has work in flight that did not move (a stalled
+// destination: Open MPI's progress engine, which only turns inside MPI calls, still has
+// transfers to push, but the daemon must not burn a core waiting). Not thread-safe: one
+// event loop thread.
 #pragma once
 
 #include <mpi.h>
@@ -21,12 +26,22 @@ class MpiPoller {
  public:
   using Handler = std::function<void(const MPI_Status&)>;
 
-  MpiPoller(boost::asio::io_context& io, std::chrono::microseconds max_sleep);
+  /// What an activity did in one step.
+  enum class Progress { idle, waiting, moved };
+  using Activity = std::function<Progress()>;
+
+  MpiPoller(boost::asio::io_context& io, std::chrono::microseconds max_sleep,
+            std::chrono::microseconds waiting_max_sleep = std::chrono::microseconds(250));
 
   /// Watches `request`; `on_complete` runs in the event loop once it completes.
   void watch(MPI_Request request, Handler on_complete);
 
-  /// Starts polling (idempotent). Stops by itself when nothing is watched.
+  /// Sets the activity run on every poll (nullptr: none); polling never stops while an
+  /// activity is set.
+  void set_activity(Activity activity);
+
+  /// Starts polling (idempotent). Stops by itself when nothing is watched and no
+  /// activity is set.
   void start();
 
   std::size_t outstanding() const { return requests_.size(); }
@@ -38,10 +53,12 @@ class MpiPoller {
   boost::asio::steady_timer timer_;
   std::chrono::microseconds min_sleep_{20};
   std::chrono::microseconds max_sleep_;
+  std::chrono::microseconds waiting_max_sleep_;
   std::chrono::microseconds sleep_;
   bool scheduled_ = false;
   std::vector<MPI_Request> requests_;
   std::vector<Handler> handlers_;
+  Activity activity_;
 };
 
 }  // namespace mcm::daemon

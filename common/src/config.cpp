@@ -10,7 +10,9 @@
 #include <fstream>
 #include <functional>
 #include <iterator>
+#include <limits>
 #include <map>
+#include <type_traits>
 #include <vector>
 
 #include "mcm/error.h"
@@ -45,7 +47,14 @@ struct Key {
   std::function<void(const Site&, const YAML::Node& value, Config&)> read;
 };
 
-template <class Field>  // Field: Config& -> int&
+/// "must be an integer between LO and HI", or "... of at least LO" when HI is unbounded.
+std::string integer_range(long long lo, long long hi) {
+  if (hi == std::numeric_limits<long long>::max())
+    return "must be an integer of at least " + std::to_string(lo);
+  return "must be an integer between " + std::to_string(lo) + " and " + std::to_string(hi);
+}
+
+template <class Field>  // Field: Config& -> int& or long long&
 Key integer(std::string_view name, long long lo, long long hi, Field field) {
   return {name, [=](const Site& site, const YAML::Node& value, Config& config) {
             long long n = 0;
@@ -57,10 +66,9 @@ Key integer(std::string_view name, long long lo, long long hi, Field field) {
               auto [ptr, ec] = std::from_chars(begin, end, n);
               ok = begin != end && ec == std::errc() && ptr == end;
             }
-            if (!ok || n < lo || n > hi)
-              fail(site, site.path + " must be an integer between " + std::to_string(lo) + " and " +
-                             std::to_string(hi));
-            field(config) = static_cast<int>(n);
+            if (!ok || n < lo || n > hi) fail(site, site.path + " " + integer_range(lo, hi));
+            auto& target = field(config);
+            target = static_cast<std::remove_reference_t<decltype(target)>>(n);
           }};
 }
 
@@ -105,6 +113,60 @@ Key section(std::string_view name, const std::vector<Key>& keys) {
           }};
 }
 
+/// "FILE:LINE:COLUMN: " (1-based), or "FILE: " without a mark: the prefix of messages
+/// produced later (routes are resolved by mcmrun, which knows the allocation).
+std::string position(const std::string& file, const YAML::Mark& mark) {
+  if (mark.is_null()) return file + ": ";
+  return file + ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1) + ": ";
+}
+
+/// One `routes` entry: a map with exactly the keys from, to and via. Only the shape is
+/// checked here; names and indices are resolved against the allocation (routes.h).
+RouteSpec read_route(const Site& site, const YAML::Node& item, const std::string& path) {
+  if (!item.IsMap())
+    fail(site.file, item.Mark(), path + " must be a map {from: VM, to: VM, via: VM}");
+  RouteSpec r;
+  r.where = position(site.file, item.Mark()) + path;
+  const std::pair<const char*, std::pair<std::string*, std::string*>> fields[] = {
+      {"from", {&r.from, &r.where_from}},
+      {"to", {&r.to, &r.where_to}},
+      {"via", {&r.via, &r.where_via}}};
+  for (const auto& entry : item) {
+    const YAML::Node& key = entry.first;
+    const auto* field = std::find_if(std::begin(fields), std::end(fields), [&](const auto& f) {
+      return key.IsScalar() && key.Scalar() == f.first;
+    });
+    if (field == std::end(fields))
+      fail(site.file, key.Mark(),
+           "unknown key " + (key.IsScalar() ? "'" + key.Scalar() + "' " : std::string()) + "in " +
+               path + " (valid keys: from, to, via)");
+    const std::string field_path = path + "." + field->first;
+    if (!field->second.first->empty())
+      fail(site.file, key.Mark(), "duplicate key '" + field_path + "'");
+    const YAML::Node& value = entry.second;
+    if (!value.IsScalar() || value.Scalar().empty())
+      fail(site.file, key.Mark(), field_path + " must be a VM index or host name");
+    *field->second.first = value.Scalar();
+    *field->second.second = position(site.file, key.Mark()) + field_path;
+  }
+  for (const auto& f : fields)
+    if (f.second.first->empty())
+      fail(site.file, item.Mark(), path + " needs from, to and via (missing " + f.first + ")");
+  return r;
+}
+
+/// `routes:` a list of route maps, appended to Config::routes in order.
+Key route_list(std::string_view name) {
+  return {name, [](const Site& site, const YAML::Node& value, Config& config) {
+            if (value.IsNull()) return;
+            if (!value.IsSequence())
+              fail(site, site.path + " must be a list of {from: VM, to: VM, via: VM} maps");
+            for (std::size_t i = 0; i < value.size(); ++i)
+              config.routes.push_back(
+                  read_route(site, value[i], site.path + "[" + std::to_string(i) + "]"));
+          }};
+}
+
 // ---- The schema: one line per key. ----
 
 const std::vector<Key>& daemon_keys() {
@@ -117,12 +179,25 @@ const std::vector<Key>& daemon_keys() {
   return keys;
 }
 
+const std::vector<Key>& relay_keys() {
+  using R = RelayConfig;
+  static const std::vector<Key> keys = {
+      integer("chunk_bytes", R::kMinChunkBytes, R::kMaxChunkBytes,
+              [](Config& c) -> long long& { return c.relay.chunk_bytes; }),
+      integer("buffer_bytes", R::kMinBufferBytes, std::numeric_limits<long long>::max(),
+              [](Config& c) -> long long& { return c.relay.buffer_bytes; }),
+  };
+  return keys;
+}
+
 const std::vector<Key>& top_level_keys() {
   static const std::vector<Key> keys = {
       one_of("mode", {std::begin(kModeNames), std::end(kModeNames)},
              [](Config& c, const std::string& v) { c.mode = *parse_mode(v); }),
       text("log_dir", [](Config& c) -> std::string& { return c.log_dir; }),
       section("daemon", daemon_keys()),
+      section("relay", relay_keys()),
+      route_list("routes"),
   };
   return keys;
 }

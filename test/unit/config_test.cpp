@@ -74,7 +74,7 @@ TEST_CASE("config: YAML syntax errors carry file:line:column", "[config]") {
 
 TEST_CASE("config: unknown keys are named, with the valid ones", "[config]") {
   CHECK(error_of("mode: off\nmoode: relay\n") ==
-        "mcm.yaml:2:1: unknown key 'moode' (valid keys: mode, log_dir, daemon)");
+        "mcm.yaml:2:1: unknown key 'moode' (valid keys: mode, log_dir, daemon, relay, routes)");
   CHECK(error_of("daemon:\n  log_level: info\n  idle_sleep: 5\n") ==
         "mcm.yaml:3:3: unknown key 'idle_sleep' in daemon (valid keys: idle_sleep_max_us, "
         "log_level)");
@@ -99,7 +99,7 @@ TEST_CASE("config: wrong types and values", "[config]") {
   CHECK(error_of("daemon: 5\n") == "mcm.yaml:1:1: daemon must be a map of settings");
   CHECK(error_of("- mode\n") ==
         "mcm.yaml:1:1: the top level must be a map of settings (valid keys: mode, log_dir, "
-        "daemon)");
+        "daemon, relay, routes)");
 }
 
 TEST_CASE("config: duplicate keys and extra documents are errors", "[config]") {

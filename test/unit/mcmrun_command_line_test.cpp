@@ -163,10 +163,10 @@ TEST_CASE("mcmrun: unknown and not yet available modes", "[mcmrun]") {
         "unknown --mode 'x' (expected off, record, relay or adaptive)");
   CHECK(usage_error({"--mode=fast", "./a"}) ==
         "unknown --mode 'fast' (expected off, record, relay or adaptive)");
-  CHECK(usage_error({"--mode", "relay", "./a"}) ==
-        "--mode relay is not available yet (this release implements: off)");
+  CHECK(usage_error({"--mode", "record", "./a"}) ==
+        "--mode record is not available yet (this release implements: off, relay)");
   CHECK(usage_error({"--mode", "adaptive", "./a"}) ==
-        "--mode adaptive is not available yet (this release implements: off)");
+        "--mode adaptive is not available yet (this release implements: off, relay)");
   CHECK(usage_error({"--mode"}) == "option --mode needs an argument");
 }
 
@@ -317,10 +317,10 @@ TEST_CASE("mcmrun: settings merge the command line over the config", "[mcmrun]")
   cl = parse({"--config", "conf/mcm.yaml", "--log-dir", "../out", "./a"});
   CHECK(mcmrun::resolve_settings(cl, &config, "/home/u").log_dir == "/home/out");
 
-  config.mode = mcm::Mode::relay;
+  config.mode = mcm::Mode::adaptive;
   CHECK_THROWS_WITH(mcmrun::resolve_settings(cl, &config, "/home/u"),
-                    "mode relay (set in conf/mcm.yaml) is not available yet (this release "
-                    "implements: off)");
+                    "mode adaptive (set in conf/mcm.yaml) is not available yet (this release "
+                    "implements: off, relay)");
   cl = parse({"--config", "conf/mcm.yaml", "--mode", "off", "./a"});
   CHECK(mcmrun::resolve_settings(cl, &config, "/home/u").mode == mcm::Mode::off);
 }

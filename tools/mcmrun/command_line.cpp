@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdlib>
+
+#include "mcm/error.h"
 
 namespace mcmrun {
 namespace {
@@ -75,7 +78,7 @@ constexpr OptionSpec kMpirunOptions[] = {
 // clang-format on
 
 /// mcmrun's own options.
-enum class Own { mode, config, log_dir, dry_run, verbose, help, version };
+enum class Own { mode, config, log_dir, route, dry_run, verbose, help, version };
 
 struct OwnSpec {
   std::string_view name;
@@ -84,15 +87,16 @@ struct OwnSpec {
 };
 
 constexpr OwnSpec kOwnOptions[] = {
-    {"--mode", true, Own::mode},       {"--config", true, Own::config},
-    {"--log-dir", true, Own::log_dir}, {"--dry-run", false, Own::dry_run},
-    {"-v", false, Own::verbose},       {"--verbose", false, Own::verbose},
-    {"-h", false, Own::help},          {"--help", false, Own::help},
-    {"-V", false, Own::version},       {"--version", false, Own::version},
+    {"--mode", true, Own::mode},        {"--config", true, Own::config},
+    {"--log-dir", true, Own::log_dir},  {"--route", true, Own::route},
+    {"--dry-run", false, Own::dry_run}, {"-v", false, Own::verbose},
+    {"--verbose", false, Own::verbose}, {"-h", false, Own::help},
+    {"--help", false, Own::help},       {"-V", false, Own::version},
+    {"--version", false, Own::version},
 };
 
 // The modes this release implements; the others are refused before anything starts.
-constexpr mcm::Mode kAvailableModes[] = {mcm::Mode::off};
+constexpr mcm::Mode kAvailableModes[] = {mcm::Mode::off, mcm::Mode::relay};
 
 const OwnSpec* find_own_option(std::string_view name) {
   for (const OwnSpec& s : kOwnOptions)
@@ -202,6 +206,13 @@ class Parser {
         break;
       case Own::log_dir:
         result_.log_dir = value;
+        break;
+      case Own::route:
+        try {
+          result_.routes.push_back(mcm::parse_route_option(value, name));
+        } catch (const mcm::ConfigError& e) {
+          throw UsageError(e.what());
+        }
         break;
       case Own::dry_run:
         result_.dry_run = true;

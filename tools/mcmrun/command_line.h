@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "mcm/config.h"
+#include "mcm/routes.h"
 
 namespace mcmrun {
 
@@ -74,6 +75,7 @@ struct CommandLine {
   std::optional<mcm::Mode> mode;  ///< --mode, when given
   std::optional<std::string> config_file;
   std::optional<std::string> log_dir;
+  std::vector<mcm::RouteSpec> routes;  ///< --route FROM:TO:VIA, in order (resolved later)
   bool dry_run = false;
   bool verbose = false;
   bool help = false;              ///< when set, nothing else is guaranteed to be parsed
@@ -88,8 +90,8 @@ struct CommandLine {
 /// option argument, a bad -np, an mcmrun option after the first context, --app.
 CommandLine parse_command_line(const std::vector<std::string>& args);
 
-/// Throws UsageError "<origin> is not available yet (this release implements: off)" unless
-/// `mode` is implemented. `origin` says where the mode came from ("--mode relay").
+/// Throws UsageError "<origin> is not available yet (this release implements: off, relay)"
+/// unless `mode` is implemented. `origin` says where the mode came from ("--mode record").
 void require_available(mcm::Mode mode, const std::string& origin);
 
 }  // namespace mcmrun

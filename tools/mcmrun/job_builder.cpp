@@ -182,12 +182,31 @@ Settings resolve_settings(const CommandLine& cl, const mcm::Config* config,
     require_available(s.mode, "mode " + std::string(to_string(s.mode)) + " (set in " +
                                   cl.config_file.value_or("the config file") + ")");
   }
+  if (config != nullptr) s.relay = config->relay;
   if (cl.log_dir) {
     s.log_dir = absolute_in(*cl.log_dir, cwd);
   } else if (config != nullptr && !config->log_dir.empty()) {
     s.log_dir = absolute_in(config->log_dir, fs::path(s.config_file).parent_path());
   }
   return s;
+}
+
+bool uses_frames(mcm::Mode mode) {
+  return mode == mcm::Mode::relay || mode == mcm::Mode::adaptive;
+}
+
+std::vector<mcm::Route> resolve_routes(const CommandLine& cl, const mcm::Config* config,
+                                       const Allocation& alloc) {
+  std::vector<mcm::RouteSpec> specs;
+  if (config != nullptr) specs = config->routes;
+  specs.insert(specs.end(), cl.routes.begin(), cl.routes.end());
+  if (specs.empty()) return {};
+  if (alloc.hosts.hosts.empty())
+    throw UsageError(specs.front().where +
+                     ": routes need the hosts of the job: give --hostfile or --host");
+  std::vector<std::string> names;
+  for (const mcm::Host& h : alloc.hosts.hosts) names.push_back(h.name);
+  return mcm::resolve_routes(specs, names);
 }
 
 std::vector<std::string> build_mpirun_argv(const CommandLine& cl, const Allocation& alloc,
@@ -215,6 +234,8 @@ std::vector<std::string> build_mpirun_argv(const CommandLine& cl, const Allocati
     }
     if (k == 0 && !c.has(Role::oversubscribe)) argv.push_back("--oversubscribe");
     argv.insert(argv.end(), {"env", "LD_PRELOAD=" + preload, "MCM_MODE=" + mode});
+    if (uses_frames(settings.mode))
+      argv.push_back("MCM_CHUNK_BYTES=" + std::to_string(settings.relay.chunk_bytes));
     if (!settings.log_dir.empty()) argv.push_back("MCM_LOG_DIR=" + settings.log_dir);
     if (!settings.config_file.empty()) argv.push_back("MCM_CONFIG=" + settings.config_file);
     argv.insert(argv.end(), c.program.begin(), c.program.end());
@@ -224,6 +245,12 @@ std::vector<std::string> build_mpirun_argv(const CommandLine& cl, const Allocati
   if (!settings.log_dir.empty()) daemon.insert(daemon.end(), {"--log-dir", settings.log_dir});
   if (!settings.config_file.empty())
     daemon.insert(daemon.end(), {"--config", settings.config_file});
+  if (uses_frames(settings.mode)) {
+    daemon.insert(daemon.end(), {"--chunk-bytes", std::to_string(settings.relay.chunk_bytes),
+                                 "--buffer-bytes", std::to_string(settings.relay.buffer_bytes)});
+    for (const mcm::Route& r : settings.routes)
+      daemon.insert(daemon.end(), {"--route", mcm::to_string(r)});
+  }
   auto add_daemon = [&](const std::vector<std::string>& placement) {
     argv.insert(argv.end(), {":", "-np", "1"});
     argv.insert(argv.end(), placement.begin(), placement.end());

@@ -1,11 +1,16 @@
 // From a parsed command line to the one MPMD mpirun job MCM runs:
 //
 //   mpirun <first context's options> --oversubscribe
-//          env LD_PRELOAD=<libmcm.so>[:<user's>] MCM_MODE=<mode> [MCM_LOG_DIR=..]
-//              [MCM_CONFIG=..] <program> <args>
+//          env LD_PRELOAD=<libmcm.so>[:<user's>] MCM_MODE=<mode> [MCM_CHUNK_BYTES=N]
+//              [MCM_LOG_DIR=..] [MCM_CONFIG=..] <program> <args>
 //        [ : <options> env LD_PRELOAD=... <program2> <args> ... ]
 //        : -np 1 --host <h1>:<slots> <mcmd> --mode <mode> [--log-dir D] [--config F]
+//              [--chunk-bytes N --buffer-bytes N [--route FROM:TO:VIA]...]
 //        : -np 1 --host <h2>:<slots> <mcmd> ...          (one context per host)
+//
+// The daemon of the i-th host is VM i (its rank among the daemons, see bootstrap.h), which
+// is how route names are resolved to indices. Frame settings and routes are only passed
+// in the modes that use frames (relay, adaptive).
 //
 // The daemons come last, so the application's ranks, MPI_APPNUM and
 // OMPI_COMM_WORLD_RANK are exactly those of plain mpirun. A daemon's --host repeats the
@@ -52,14 +57,26 @@ std::vector<std::string> check_slots(const CommandLine& cl, const Allocation& al
 /// mcmrun's settings after merging the command line over the config file.
 struct Settings {
   mcm::Mode mode = mcm::Mode::off;
-  std::string log_dir;      ///< absolute, or empty
-  std::string config_file;  ///< absolute, or empty
+  std::string log_dir;             ///< absolute, or empty
+  std::string config_file;         ///< absolute, or empty
+  mcm::RelayConfig relay;          ///< the config's relay: section, defaults without one
+  std::vector<mcm::Route> routes;  ///< resolved by resolve_routes()
 };
+
+/// Whether `mode` moves point-to-point traffic as frames (wire.h): relay and adaptive.
+bool uses_frames(mcm::Mode mode);
 
 /// The command line wins over the config (`config` may be null). A relative log_dir from
 /// the config file is relative to the file's directory; from the command line, to `cwd`.
 /// Throws UsageError when the resulting mode is not available in this release.
 Settings resolve_settings(const CommandLine& cl, const mcm::Config* config, const std::string& cwd);
+
+/// The config file's routes (`config` may be null), then those of --route, resolved
+/// against the allocation's hosts (VM i is the i-th host). Throws mcm::ConfigError, e.g.
+/// "--route vm9:vm2:vm3: unknown VM 'vm9' (the allocation has vm1, vm2, vm3, vm4)", and
+/// UsageError when routes are given but mcmrun does not know the hosts.
+std::vector<mcm::Route> resolve_routes(const CommandLine& cl, const mcm::Config* config,
+                                       const Allocation& alloc);
 
 /// The complete mpirun argv (argv[0] = programs.mpirun), as described at the top.
 std::vector<std::string> build_mpirun_argv(const CommandLine& cl, const Allocation& alloc,

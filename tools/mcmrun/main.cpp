@@ -47,8 +47,7 @@ int run(const std::vector<std::string>& args) {
 
   std::optional<mcm::Config> config;
   if (cl.config_file) config = mcm::load_config(*cl.config_file);
-  const mcmrun::Settings settings =
-      mcmrun::resolve_settings(cl, config ? &*config : nullptr, env.cwd);
+  mcmrun::Settings settings = mcmrun::resolve_settings(cl, config ? &*config : nullptr, env.cwd);
 
   const std::string mpirun = mcmrun::find_mpirun(env);
   mcmrun::Programs programs = mcmrun::find_mcm_files(mcmrun::executable_dir(), env);
@@ -59,6 +58,7 @@ int run(const std::vector<std::string>& args) {
     std::fprintf(stderr, "mcmrun: warning: %s\n", w.c_str());
   for (const std::string& w : mcmrun::check_slots(cl, alloc, env))
     std::fprintf(stderr, "mcmrun: warning: %s\n", w.c_str());
+  settings.routes = mcmrun::resolve_routes(cl, config ? &*config : nullptr, alloc);
 
   const std::vector<std::string> argv =
       mcmrun::build_mpirun_argv(cl, alloc, settings, programs, env);

@@ -17,13 +17,18 @@ MPI_APPNUM as under plain mpirun, and mcmrun exits with mpirun's status.
 
 mcmrun options (before the first program; --opt=value works too):
   --mode MODE      off, record, relay or adaptive (default: the config file's
-                   mode, else off). This release implements: off.
+                   mode, else off). This release implements: off, relay.
   --config FILE    MCM's YAML configuration. It is checked before anything
                    starts and given to every rank and daemon.
   --log-dir DIR    where the run's records go; created if missing. Relative to
                    the working directory (to the config file's directory when
                    it comes from the config). Every host writes to it at the
                    same path: use a shared file system for a single directory.
+  --route FROM:TO:VIA
+                   relay mode: send the traffic from VM FROM to VM TO through
+                   VM VIA. A VM is a host name as written in the hostfile or
+                   --host, or its 0-based index there. Repeatable; adds to the
+                   config file's routes.
   --dry-run        print the mpirun command line and exit without running it
   -v, --verbose    print the mpirun command line on stderr, then run it
   -h, --help       print this help and exit

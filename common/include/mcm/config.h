@@ -8,6 +8,11 @@
 //   daemon:
 //     idle_sleep_max_us: 2000                 # 10..1000000, longest idle back-off sleep
 //     log_level: info                         # trace | debug | info | warn | error
+//   relay:                                    # modes relay and adaptive (wire.h)
+//     chunk_bytes: 262144                     # 4096..64 MiB, payload bytes per frame
+//     buffer_bytes: 67108864                  # >= 1 MiB, frame bytes one mcmd may hold
+//   routes:                                   # static routes (routes.h)
+//     - {from: VM, to: VM, via: VM}           # VM: 0-based index or host name
 //
 // The schema is one table in config.cpp: adding a key is one line there plus its field
 // here.
@@ -16,6 +21,9 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include "mcm/routes.h"
 
 namespace mcm {
 
@@ -36,10 +44,22 @@ struct DaemonConfig {
   std::string log_level = "info";  ///< trace, debug, info, warn or error (spdlog's names)
 };
 
+/// Frames of the managed traffic (wire.h) and how much of them a daemon may hold.
+struct RelayConfig {
+  static constexpr long long kMinChunkBytes = 4096;
+  static constexpr long long kMaxChunkBytes = 64LL << 20;
+  static constexpr long long kMinBufferBytes = 1LL << 20;
+
+  long long chunk_bytes = 262144;       ///< payload bytes per frame (the shim chunks by it)
+  long long buffer_bytes = 64LL << 20;  ///< most frame bytes one mcmd holds, all destinations
+};
+
 struct Config {
   Mode mode = Mode::off;
   std::string log_dir;  ///< exactly as written (may be relative); empty when not set
   DaemonConfig daemon;
+  RelayConfig relay;
+  std::vector<RouteSpec> routes;  ///< as written; mcmrun resolves them (routes.h)
 };
 
 /// Reads and validates the config file at `path`. Throws ConfigError: for an unreadable

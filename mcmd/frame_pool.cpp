@@ -1,0 +1,38 @@
+#include "frame_pool.h"
+
+#include <algorithm>
+
+namespace mcm::daemon {
+
+FramePool::FramePool(std::size_t buffer_bytes, std::size_t max_frame_bytes, int destinations)
+    : max_frame_(max_frame_bytes),
+      quota_(std::max(max_frame_bytes,
+                      buffer_bytes / static_cast<std::size_t>(std::max(destinations, 1)))),
+      held_(static_cast<std::size_t>(std::max(destinations, 1)), 0) {}
+
+bool FramePool::has_room(int d) const {
+  const std::size_t held = held_[static_cast<std::size_t>(d)];
+  return held == 0 || held + max_frame_ <= quota_;
+}
+
+Frame FramePool::take(int d, std::size_t bytes) {
+  std::size_t& held = held_[static_cast<std::size_t>(d)];
+  held += bytes;
+  if (held > quota_) ++oversized_;
+  held_total_ += bytes;
+  ++frames_held_;
+  peak_ = std::max(peak_, held_total_);
+  // new char[] leaves the bytes uninitialised: MPI writes them, nothing else reads first.
+  return Frame{d, bytes, std::unique_ptr<char[]>(new char[std::max<std::size_t>(bytes, 1)])};
+}
+
+void FramePool::release(Frame& frame) {
+  if (!frame.data) return;
+  held_[static_cast<std::size_t>(frame.destination)] -= frame.bytes;
+  held_total_ -= frame.bytes;
+  --frames_held_;
+  frame.data.reset();
+  frame.bytes = 0;
+}
+
+}  // namespace mcm::daemon

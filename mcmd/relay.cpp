@@ -1,0 +1,193 @@
+#include "relay.h"
+
+#include "mcm/clock.h"
+
+#include <spdlog/spdlog.h>
+
+#include <cstring>
+
+#include "mcm/wire.h"
+
+namespace mcm::daemon {
+namespace {
+
+/// Every VM's host name, by VM index. Collective over the daemon communicator.
+std::vector<std::string> gather_vm_names(const Layout& layout) {
+  char mine[MPI_MAX_PROCESSOR_NAME] = {};
+  int length = 0;
+  PMPI_Get_processor_name(mine, &length);
+  std::vector<char> all(static_cast<size_t>(layout.daemon_count) * MPI_MAX_PROCESSOR_NAME);
+  PMPI_Allgather(mine, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all.data(), MPI_MAX_PROCESSOR_NAME,
+                 MPI_CHAR, layout.role_comm);
+  std::vector<std::string> names;
+  for (int vm = 0; vm < layout.daemon_count; ++vm) {
+    const char* name = all.data() + static_cast<size_t>(vm) * MPI_MAX_PROCESSOR_NAME;
+    names.emplace_back(name, strnlen(name, MPI_MAX_PROCESSOR_NAME));
+  }
+  return names;
+}
+
+HopRouter make_router(const Layout& layout, const std::vector<std::string>& vm_names,
+                      const std::vector<RouteSpec>& specs) {
+  Topology topology{layout.vm, layout.vm_of_world_rank, layout.daemon_of_vm};
+  return HopRouter(std::move(topology),
+                   RouteTable(layout.daemon_count, resolve_routes(specs, vm_names)));
+}
+
+}  // namespace
+
+Relay::Relay(const Layout& layout, MpiPoller& poller, const RelaySettings& settings,
+             std::shared_ptr<spdlog::logger> log)
+    : layout_(layout),
+      poller_(poller),
+      log_(std::move(log)),
+      max_frame_bytes_(sizeof(wire::Envelope) + settings.chunk_bytes),
+      buffer_bytes_(settings.buffer_bytes),
+      vm_names_(gather_vm_names(layout)),
+      router_(make_router(layout, vm_names_, settings.routes)),
+      pool_(settings.buffer_bytes, max_frame_bytes_,
+            static_cast<int>(layout.world_rank_of_app_rank.size())),
+      receiving_(layout.world_rank_of_app_rank.size()) {
+  std::string routes;
+  for (const Route& r : router_.routes().routes())
+    routes += " " + to_string(r) + " (" + vm_names_[static_cast<size_t>(r.from)] + " -> " +
+              vm_names_[static_cast<size_t>(r.to)] + " via " +
+              vm_names_[static_cast<size_t>(r.via)] + ")";
+  log_->info(
+      "relay: chunk {} bytes, buffer {} bytes, quota {} bytes for each of {} ranks; "
+      "routes:{}",
+      settings.chunk_bytes, settings.buffer_bytes, pool_.quota(),
+      layout.world_rank_of_app_rank.size(), routes.empty() ? " none (all direct)" : routes);
+}
+
+void Relay::start() {
+  poller_.set_activity([this] { return step(); });
+}
+
+MpiPoller::Progress Relay::step() {
+  int waiting = 0;
+  PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, layout_.private_comm, &waiting, MPI_STATUS_IGNORE);
+  int taken = 0;
+  if (waiting) {
+    const int slots = static_cast<int>(layout_.world_rank_of_app_rank.size());
+    for (int slot = 0; slot < slots; ++slot)
+      if (pool_.has_room(slot)) taken += take_frames(slot);
+  }
+  if (draining_) check_drained();
+  if (taken > 0) return MpiPoller::Progress::moved;
+  return pool_.frames_held() > 0 ? MpiPoller::Progress::waiting : MpiPoller::Progress::idle;
+}
+
+int Relay::take_frames(int slot) {
+  const int destination = layout_.world_rank_of_app_rank[static_cast<size_t>(slot)];
+  int taken = 0;
+  while (pool_.has_room(slot)) {
+    int found = 0;
+    MPI_Message message;
+    MPI_Status status;
+    PMPI_Improbe(MPI_ANY_SOURCE, wire::data_tag(destination), layout_.private_comm, &found,
+                 &message, &status);
+    if (!found) break;
+    int bytes = 0;
+    PMPI_Get_count(&status, MPI_BYTE, &bytes);
+    auto held = std::make_shared<Held>();
+    held->frame = pool_.take(slot, static_cast<size_t>(bytes));
+    held->sender = status.MPI_SOURCE;
+    receiving_[static_cast<size_t>(slot)].push_back(held);
+    MPI_Request request;
+    PMPI_Imrecv(held->frame.data.get(), bytes, MPI_BYTE, &message, &request);
+    poller_.watch(request, [this, held, slot](const MPI_Status&) {
+      held->received = true;
+      send_received(slot);
+    });
+    ++taken;
+  }
+  return taken;
+}
+
+void Relay::send_received(int slot) {
+  auto& queue = receiving_[static_cast<size_t>(slot)];
+  while (!queue.empty() && queue.front()->received) {
+    forward(queue.front());
+    queue.pop_front();
+  }
+}
+
+void Relay::forward(const std::shared_ptr<Held>& held) {
+  Frame* frame = &held->frame;
+  const int sender = held->sender;
+  const int destination = layout_.world_rank_of_app_rank[static_cast<size_t>(frame->destination)];
+  if (frame->bytes > max_frame_bytes_ && !warned_oversized_) {
+    warned_oversized_ = true;
+    log_->warn(
+        "relay: a frame of {} bytes from world rank {} exceeds chunk_bytes + envelope "
+        "({}): do the shims use this daemon's chunk size? (reported once)",
+        frame->bytes, sender, max_frame_bytes_);
+  }
+  if (frame->bytes < sizeof(wire::Envelope)) {
+    ++dropped_;
+    log_->error(
+        "relay: dropped a frame of {} bytes from world rank {} to {}: shorter than an "
+        "envelope",
+        frame->bytes, sender, destination);
+    pool_.release(*frame);
+    return;
+  }
+  wire::Envelope e;
+  std::memcpy(&e, frame->data.get(), sizeof e);
+  const Hop hop = router_.route(sender, destination, e);
+  if (hop.next < 0) {
+    ++dropped_;
+    log_->error("relay: dropped a frame from world rank {} to {}: no daemon serves its VM", sender,
+                destination);
+    pool_.release(*frame);
+    return;
+  }
+  if (hop.stamp_arrival) e.t_arrive = mcm::wall_seconds();
+  std::memcpy(frame->data.get(), &e, sizeof e);
+  counters_.add({hop.role, router_.vm_of(e.source), router_.vm_of(destination), e.via},
+                e.chunk_bytes, wire::is_last_frame(e));
+  MPI_Request request;
+  PMPI_Isend(frame->data.get(), static_cast<int>(frame->bytes), MPI_BYTE, hop.next,
+             wire::data_tag(destination), layout_.private_comm, &request);
+  poller_.watch(request, [this, held](const MPI_Status&) { pool_.release(held->frame); });
+}
+
+void Relay::drain(std::chrono::milliseconds grace, std::function<void(bool)> done) {
+  draining_ = true;
+  drain_deadline_ = std::chrono::steady_clock::now() + grace;
+  on_drained_ = std::move(done);
+  check_drained();
+}
+
+void Relay::check_drained() {
+  const bool clean = pool_.frames_held() == 0;
+  if (!clean && std::chrono::steady_clock::now() < drain_deadline_) return;
+  if (!clean) {
+    std::string who;
+    const int slots = static_cast<int>(layout_.world_rank_of_app_rank.size());
+    for (int slot = 0; slot < slots; ++slot)
+      if (pool_.held(slot) > 0)
+        who += " rank " +
+               std::to_string(layout_.world_rank_of_app_rank[static_cast<size_t>(slot)]) + " (" +
+               std::to_string(pool_.held(slot)) + " bytes)";
+    log_->warn("relay: {} frame(s) still held after every rank finalized, never received by:{}",
+               pool_.frames_held(), who);
+  }
+  draining_ = false;
+  poller_.set_activity(nullptr);
+  auto done = std::move(on_drained_);
+  done(clean);
+}
+
+void Relay::log_summary() const {
+  const RelayCounters::Count t = counters_.total();
+  log_->info(
+      "relay: forwarded {} frames ({} messages, {} payload bytes), dropped {}; peak held "
+      "{} bytes (buffer {}, quota {} per rank), {} frame(s) above a quota",
+      t.frames, t.messages, t.payload_bytes, dropped_, pool_.peak(), buffer_bytes_, pool_.quota(),
+      pool_.oversized());
+  for (const std::string& line : counters_.summary(vm_names_)) log_->info("relay: {}", line);
+}
+
+}  // namespace mcm::daemon

@@ -1,0 +1,96 @@
+// The pump of relay mode: takes frames (wire.h) for application ranks off the private
+// communicator and sends each one hop further, inside the daemon's event loop.
+//
+// Per poll step (MpiPoller activity): when any message waits (one PMPI_Iprobe), for every
+// application rank D whose quota has room (FramePool), PMPI_Improbe(ANY_SOURCE,
+// data_tag(D)) -> PMPI_Imrecv into a pool buffer; HopRouter decides the next hop (source /
+// in transit / destination) and PMPI_Isend sends the frame on with the same tag; when that
+// send completes the buffer and its quota are released.
+// Order: frames for D are sent on strictly in the order they were matched (a FIFO per D:
+// a small eager frame can finish receiving before a large one matched earlier), so every
+// hop keeps MPI's non-overtaking order per (sender, destination).
+//
+// Flow control: a destination whose quota is full is not probed; its frames stay with
+// their senders, who wait. Memory: see FramePool.
+// Shutdown: drain() keeps forwarding until no frame is held (no receive or send
+// outstanding), then stops polling and reports.
+#pragma once
+
+#include <chrono>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "frame_pool.h"
+#include "hop_router.h"
+#include "mcm/bootstrap.h"
+#include "mcm/routes.h"
+#include "mpi_poller.h"
+#include "relay_counters.h"
+
+namespace spdlog {
+class logger;
+}
+
+namespace mcm::daemon {
+
+struct RelaySettings {
+  std::size_t chunk_bytes = 0;   ///< payload bytes per frame, as the shims chunk
+  std::size_t buffer_bytes = 0;  ///< the daemon's frame memory bound (FramePool)
+  std::vector<RouteSpec> routes;
+};
+
+class Relay {
+ public:
+  /// Collective over the daemon communicator (gathers the VMs' host names, so that routes
+  /// may name hosts and logs show them). Throws mcm::ConfigError or std::invalid_argument
+  /// for routes that do not fit the job; every daemon throws alike.
+  Relay(const Layout& layout, MpiPoller& poller, const RelaySettings& settings,
+        std::shared_ptr<spdlog::logger> log);
+
+  /// Starts forwarding (registers with the poller).
+  void start();
+
+  /// Keeps forwarding until no frame is held, then stops and calls done(true). After
+  /// `grace` with frames still held (frames no application rank received: an erroneous
+  /// program), logs them and calls done(false) with their requests still outstanding.
+  void drain(std::chrono::milliseconds grace, std::function<void(bool clean)> done);
+
+  /// Logs the counters and the memory figures (info).
+  void log_summary() const;
+
+ private:
+  /// A frame between its match and the end of its onward send.
+  struct Held {
+    Frame frame;
+    int sender = -1;        ///< world rank it came from
+    bool received = false;  ///< its Imrecv completed
+  };
+
+  MpiPoller::Progress step();
+  int take_frames(int slot);
+  void send_received(int slot);
+  void forward(const std::shared_ptr<Held>& held);
+  void check_drained();
+
+  const Layout& layout_;
+  MpiPoller& poller_;
+  std::shared_ptr<spdlog::logger> log_;
+  std::size_t max_frame_bytes_;
+  std::size_t buffer_bytes_;
+  std::vector<std::string> vm_names_;
+  HopRouter router_;
+  FramePool pool_;
+  RelayCounters counters_;
+  /// Per destination slot: frames matched but not yet sent on, in match order.
+  std::vector<std::deque<std::shared_ptr<Held>>> receiving_;
+  bool warned_oversized_ = false;
+  std::uint64_t dropped_ = 0;
+  bool draining_ = false;
+  std::chrono::steady_clock::time_point drain_deadline_;
+  std::function<void(bool)> on_drained_;
+};
+
+}  // namespace mcm::daemon

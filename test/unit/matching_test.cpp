@@ -1,0 +1,94 @@
+// MPI matching rules of the engine's receive side (libmcm/engine/matching.h), on fakes.
+#include <mpi.h>
+
+#include <catch2/catch.hpp>
+
+#include "engine/matching.h"
+
+using mcm::engine::Arrival;
+using mcm::engine::Matcher;
+using mcm::engine::Pattern;
+
+namespace {
+
+struct Msg {
+  int id;
+};
+struct Recv {
+  int id;
+};
+using M = Matcher<Msg, Recv>;
+
+Arrival from(int sender, int tag, std::uint64_t seq, int context = 0) {
+  return Arrival{context, sender, /*source=*/sender, tag, seq};
+}
+
+}  // namespace
+
+TEST_CASE("an arriving message matches the oldest posted receive that accepts it") {
+  M m;
+  Recv any{1}, tag7{2};
+  REQUIRE(m.post(&any, Pattern{0, MPI_ANY_SOURCE, MPI_ANY_TAG}) == nullptr);
+  REQUIRE(m.post(&tag7, Pattern{0, 3, 7}) == nullptr);
+  Msg a{10};
+  auto out = m.arrive(&a, from(3, 7, 0));
+  REQUIRE(out.size() == 1);
+  CHECK(out[0].first == &a);
+  CHECK(out[0].second == &any);  // posted first, accepts everything
+}
+
+TEST_CASE("a posted receive matches the oldest unexpected message it accepts") {
+  M m;
+  Msg a{1}, b{2}, c{3};
+  m.arrive(&a, from(1, 5, 0));
+  m.arrive(&b, from(2, 6, 0));
+  m.arrive(&c, from(1, 6, 1));
+  Recv r{9};
+  CHECK(m.post(&r, Pattern{0, MPI_ANY_SOURCE, 6}) == &b);  // tag 6: b arrived before c
+  CHECK(m.post(&r, Pattern{0, 1, MPI_ANY_TAG}) == &a);
+  CHECK(m.post(&r, Pattern{0, MPI_ANY_SOURCE, MPI_ANY_TAG}) == &c);
+  CHECK(m.unexpected_count() == 0);
+}
+
+TEST_CASE("an early message waits for its predecessor (non-overtaking)") {
+  M m;
+  Recv r1{1}, r2{2};
+  m.post(&r1, Pattern{0, MPI_ANY_SOURCE, MPI_ANY_TAG});
+  m.post(&r2, Pattern{0, MPI_ANY_SOURCE, MPI_ANY_TAG});
+  Msg second{2}, first{1};
+  CHECK(m.arrive(&second, from(4, 0, 1)).empty());  // seq 1 before seq 0: held
+  auto out = m.arrive(&first, from(4, 0, 0));
+  REQUIRE(out.size() == 2);
+  CHECK(out[0] == std::make_pair(&first, &r1));
+  CHECK(out[1] == std::make_pair(&second, &r2));
+}
+
+TEST_CASE("sequence numbers are per sender and per context") {
+  M m;
+  Msg a{1}, b{2};
+  CHECK(m.arrive(&a, from(1, 0, 0, /*context=*/0)).size() == 1);
+  CHECK(m.arrive(&b, from(1, 0, 0, /*context=*/5)).size() == 1);  // own sequence
+  Recv r{1};
+  CHECK(m.post(&r, Pattern{5, 1, 0}) == &b);  // contexts never match each other
+  CHECK(m.post(&r, Pattern{5, 1, 0}) == nullptr);
+}
+
+TEST_CASE("peek leaves the message; take removes it; cancel withdraws a receive") {
+  M m;
+  Msg a{1};
+  m.arrive(&a, from(2, 3, 0));
+  const auto* seen = m.peek(Pattern{0, 2, 3});
+  REQUIRE(seen != nullptr);
+  CHECK(seen->first == &a);
+  CHECK(m.peek(Pattern{0, 2, 4}) == nullptr);
+  CHECK(m.take(&a, 0));
+  CHECK(m.peek(Pattern{0, 2, 3}) == nullptr);
+  Recv r{1};
+  m.post(&r, Pattern{0, 2, 3});
+  CHECK(m.cancel(&r, 0));
+  CHECK_FALSE(m.cancel(&r, 0));
+  Msg b{2};
+  auto out = m.arrive(&b, from(2, 3, 1));
+  REQUIRE(out.size() == 1);
+  CHECK(out[0].second == nullptr);  // the cancelled receive no longer matches
+}

@@ -1,0 +1,99 @@
+// mcmd's frame memory bound (FramePool) and its forwarding counters.
+#include <catch2/catch.hpp>
+
+#include "frame_pool.h"
+#include "relay_counters.h"
+
+using mcm::daemon::Frame;
+using mcm::daemon::FramePool;
+
+TEST_CASE("frame pool: the quota is buffer / destinations, at least one max frame",
+          "[mcmd][pool]") {
+  CHECK(FramePool(1000, 100, 4).quota() == 250);
+  CHECK(FramePool(1000, 400, 4).quota() == 400);
+  CHECK(FramePool(1000, 100, 0).quota() == 1000);  // no ranks: one slot, no division by 0
+}
+
+TEST_CASE("frame pool: a destination takes frames until one more max frame would not fit",
+          "[mcmd][pool]") {
+  FramePool pool(1000, 100, 4);  // quota 250
+  std::vector<Frame> frames;
+  REQUIRE(pool.has_room(1));
+  frames.push_back(pool.take(1, 100));
+  REQUIRE(pool.has_room(1));
+  frames.push_back(pool.take(1, 100));
+  CHECK_FALSE(pool.has_room(1));  // 200 + 100 > 250
+  CHECK(pool.has_room(0));        // the other destinations are not affected
+  CHECK(pool.held(1) == 200);
+  CHECK(pool.held() == 200);
+  CHECK(pool.frames_held() == 2);
+  frames.push_back(pool.take(2, 30));
+  CHECK(pool.peak() == 230);
+
+  pool.release(frames[0]);
+  CHECK_FALSE(frames[0].data);
+  CHECK(pool.has_room(1));
+  CHECK(pool.held(1) == 100);
+  CHECK(pool.held() == 130);
+  pool.release(frames[0]);  // releasing twice is harmless
+  CHECK(pool.held() == 130);
+  pool.release(frames[1]);
+  pool.release(frames[2]);
+  CHECK(pool.held() == 0);
+  CHECK(pool.frames_held() == 0);
+  CHECK(pool.peak() == 230);
+  CHECK(pool.oversized() == 0);
+}
+
+TEST_CASE("frame pool: a frame above the quota passes when nothing is held for it",
+          "[mcmd][pool]") {
+  FramePool pool(1000, 100, 4);  // quota 250
+  Frame big = pool.take(3, 600);
+  CHECK(big.bytes == 600);
+  CHECK(pool.oversized() == 1);
+  CHECK_FALSE(pool.has_room(3));  // until it is gone
+  pool.release(big);
+  CHECK(pool.has_room(3));
+}
+
+TEST_CASE("frame pool: the total stays within the bound under any release order", "[mcmd][pool]") {
+  const std::size_t buffer = 1 << 20;
+  const std::size_t max_frame = 80 + 65536;
+  const int destinations = 5;
+  FramePool pool(buffer, max_frame, destinations);
+  std::vector<Frame> held;
+  unsigned state = 12345;
+  auto next = [&] { return state = state * 1103515245u + 12345u; };
+  for (int i = 0; i < 20000; ++i) {
+    const int d = static_cast<int>(next() % destinations);
+    if (next() % 3 != 0 && pool.has_room(d)) {
+      held.push_back(pool.take(d, 80 + next() % 65537));
+    } else if (!held.empty()) {
+      const size_t k = next() % held.size();
+      pool.release(held[k]);
+      held.erase(held.begin() + static_cast<long>(k));
+    }
+    for (int k = 0; k < destinations; ++k) REQUIRE(pool.held(k) <= pool.quota());
+    REQUIRE(pool.held() <= std::max(buffer, destinations * max_frame));
+  }
+  CHECK(pool.oversized() == 0);
+}
+
+TEST_CASE("relay counters: per (role, from, to, via), messages on last frames",
+          "[mcmd][counters]") {
+  using mcm::daemon::HopRole;
+  mcm::daemon::RelayCounters c;
+  c.add({HopRole::transit, 0, 1, 2}, 100, false);
+  c.add({HopRole::transit, 0, 1, 2}, 50, true);
+  c.add({HopRole::source, 0, 3, -1}, 0, true);
+  const auto t = c.total();
+  CHECK(t.frames == 3);
+  CHECK(t.messages == 2);
+  CHECK(t.payload_bytes == 150);
+  CHECK(c.summary({"vm1", "vm2", "vm3", "vm4"}) ==
+        std::vector<std::string>{
+            "source: VM 0 (vm1) -> VM 3 (vm4) direct: 1 messages, 1 frames, 0 payload bytes",
+            "in transit: VM 0 (vm1) -> VM 1 (vm2) via VM 2 (vm3): 1 messages, 2 frames, 150 "
+            "payload bytes"});
+  CHECK(c.summary({})[0] == "source: VM 0 -> VM 3 direct: 1 messages, 1 frames, 0 payload bytes");
+}
