@@ -23,6 +23,7 @@ std::vector<char> pack(const void* buf, int count, MPI_Datatype type) {
   int bound = 0;
   PMPI_Pack_size(count, type, MPI_COMM_SELF, &bound);
   std::vector<char> out(static_cast<std::size_t>(bound));
+  if (bound == 0) return out;  // nothing to pack (and MPI_Pack refuses an empty buffer)
   int position = 0;
   PMPI_Pack(buf, count, type, out.data(), bound, &position, MPI_COMM_SELF);
   out.resize(static_cast<std::size_t>(position));

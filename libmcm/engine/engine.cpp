@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "mcm/clock.h"
 #include "status.h"
 
 namespace mcm::engine {
@@ -96,7 +97,7 @@ void Engine::send_frames(Op* op, const Context& c, const void* buf) {
                     static_cast<std::uint32_t>(c.id)]++;
   e.msg_id = op->msg_id = next_msg_id_++;
   e.message_bytes = layout.bytes;
-  e.t_send = PMPI_Wtime();
+  e.t_send = mcm::wall_seconds();
   op->bytes = layout.bytes;
   op->frames_in_flight = frames_.send(e, payload, op);
   ++counters_.messages_sent;
@@ -312,7 +313,7 @@ void Engine::maybe_finish_send(Op* op) {
   if (op->frames_in_flight > 0 || op->waiting_for_ack) return;
   op->done = true;
   if (op->user_done) {  // buffered: the application was told already
-    if (op->handle == MPI_REQUEST_NULL) {
+    if (op->free_when_done) {  // ...and has let go of it
       --detached_;
       delete op;
     }

@@ -23,9 +23,13 @@
 //  5. Synchronous sends set kFlagSync; when the receiver matches the message it sends a
 //     frame of kind kMatchAck (no payload, same msg_id) back to the source rank, which
 //     completes the send.
-//  6. Times (MPI_Wtime of the machine that stamped them): t_send by the source shim,
-//     t_arrive by the destination daemon when the last frame arrives (the thesis's t_r).
-//     The receiving shim knows t_rq (when the application asked); the runtime uses both.
+//  6. Times (mcm::wall_seconds() of the machine that stamped them, mcm/clock.h): t_send by
+//     the source shim, t_arrive by the destination daemon when the last frame arrives (the
+//     thesis's t_r). The receiving shim knows t_rq (when the application asked).
+//  7. Order on every hop: a daemon forwards the frames for one destination in the order
+//     it received them, and a shim always drains the frames addressed to it (the daemons'
+//     per-destination quotas rely on it). A shim tells its daemon kTagAppFinalizing only
+//     after all its own frames have left.
 #pragma once
 
 #include <cstdint>
