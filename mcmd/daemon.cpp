@@ -1,5 +1,7 @@
 #include "daemon.h"
 
+#include <unistd.h>
+
 #include <spdlog/spdlog.h>
 
 #include <csignal>
@@ -17,16 +19,20 @@ constexpr std::chrono::seconds kDrainGrace{5};
 
 }  // namespace
 
-Daemon::Daemon(const Layout& layout, const DaemonOptions& options,
+Daemon::Daemon(const Layout& layout, const DaemonOptions& options, const Doorbell& doorbell,
                std::shared_ptr<spdlog::logger> log)
     : layout_(layout),
       log_(std::move(log)),
       signals_(io_, SIGTERM, SIGINT, SIGHUP),
-      poller_(io_, options.max_idle_sleep) {
+      doorbell_(io_),
+      poller_(io_, options.max_idle_sleep),
+      bell_(doorbell) {
+  // Our own duplicate of the socket: the descriptor object closes what it holds.
+  if (doorbell.fd() >= 0) doorbell_.assign(::dup(doorbell.fd()));
   if (options.mode == Mode::relay) {
     RelaySettings settings{static_cast<std::size_t>(options.relay.chunk_bytes),
                            static_cast<std::size_t>(options.relay.buffer_bytes), options.routes};
-    relay_ = std::make_unique<Relay>(layout_, poller_, settings, log_);
+    relay_ = std::make_unique<Relay>(layout_, poller_, doorbell, settings, log_);
   }
 }
 
@@ -41,6 +47,7 @@ Outcome Daemon::run() {
   log_->info("vm {} of {}: serving {} application rank(s)", layout_.vm, layout_.daemon_count,
              layout_.local_app_count);
   if (relay_) relay_->start();
+  listen_to_doorbell();
   if (layout_.local_app_count == 0) {
     enter_shutdown_barrier();
   } else {
@@ -82,8 +89,21 @@ void Daemon::enter_shutdown_barrier() {
   });
 }
 
+void Daemon::listen_to_doorbell() {
+  if (!doorbell_.is_open()) return;
+  doorbell_.async_wait(boost::asio::posix::descriptor_base::wait_read,
+                       [this](const boost::system::error_code& ec) {
+                         if (ec) return;  // closed by finish()
+                         bell_.drain();
+                         poller_.wake();
+                         listen_to_doorbell();
+                       });
+}
+
 void Daemon::finish(bool clean) {
   signals_.cancel();
+  boost::system::error_code ignored;
+  doorbell_.close(ignored);
   // Clean: io_.run() returns once the poller and the signal wait have no work left.
   // Otherwise requests stay outstanding that will never complete: stop the loop.
   if (!clean) io_.stop();

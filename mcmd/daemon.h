@@ -14,6 +14,7 @@
 #pragma once
 
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/posix/stream_descriptor.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <chrono>
 #include <memory>
@@ -35,7 +36,10 @@ class Daemon {
  public:
   /// In relay mode, constructs the Relay: collective over the daemon communicator, and
   /// throws (see Relay) for routes that do not fit the job.
-  Daemon(const Layout& layout, const DaemonOptions& options, std::shared_ptr<spdlog::logger> log);
+  /// `doorbell` (listening, may be disabled) stays owned by the caller; it wakes the
+  /// event loop when a frame is on its way (mcm/doorbell.h).
+  Daemon(const Layout& layout, const DaemonOptions& options, const Doorbell& doorbell,
+         std::shared_ptr<spdlog::logger> log);
 
   /// Runs the event loop until the job ends (see above). Returns how it ended;
   /// terminating_signal() tells which signal ended it.
@@ -47,13 +51,16 @@ class Daemon {
   void on_rank_finalizing(const MPI_Status& status);
   void enter_shutdown_barrier();
   void finish(bool clean);
+  void listen_to_doorbell();
 
   const Layout& layout_;
   std::shared_ptr<spdlog::logger> log_;
   boost::asio::io_context io_;
   boost::asio::signal_set signals_;
+  boost::asio::posix::stream_descriptor doorbell_;  ///< wakes the poller (mcm/doorbell.h)
   MpiPoller poller_;
   std::unique_ptr<Relay> relay_;  ///< relay mode only
+  const Doorbell& bell_;
   int finalized_ranks_ = 0;
   int signal_ = 0;
   Outcome outcome_ = Outcome::finished;

@@ -30,11 +30,23 @@ void MpiPoller::start() {
 
 void MpiPoller::schedule() {
   scheduled_ = true;
+  const std::uint64_t generation = ++generation_;
   timer_.expires_after(sleep_);
-  timer_.async_wait([this](const boost::system::error_code& ec) {
+  timer_.async_wait([this, generation](const boost::system::error_code& ec) {
+    if (generation != generation_) return;  // superseded by wake()
     scheduled_ = false;
     if (!ec) poll();
   });
+}
+
+void MpiPoller::wake() {
+  sleep_ = min_sleep_;
+  if (scheduled_) {
+    ++generation_;
+    scheduled_ = false;
+    timer_.cancel();
+  }
+  poll();
 }
 
 void MpiPoller::poll() {

@@ -17,6 +17,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <vector>
 
@@ -40,6 +41,9 @@ class MpiPoller {
   /// activity is set.
   void set_activity(Activity activity);
 
+  /// Polls now (a doorbell rang: a frame is on its way), then backs off afresh.
+  void wake();
+
   /// Starts polling (idempotent). Stops by itself when nothing is watched and no
   /// activity is set.
   void start();
@@ -56,6 +60,7 @@ class MpiPoller {
   std::chrono::microseconds waiting_max_sleep_;
   std::chrono::microseconds sleep_;
   bool scheduled_ = false;
+  std::uint64_t generation_ = 0;  ///< of the pending timer wait; wake() supersedes it
   std::vector<MPI_Request> requests_;
   std::vector<Handler> handlers_;
   Activity activity_;

@@ -11,6 +11,14 @@
 namespace mcm::daemon {
 namespace {
 
+/// Frames up to this size (Open MPI's eager limits are 4 KiB on shared memory and 64 KiB on
+/// TCP) are received with a blocking PMPI_Mrecv, which returns at once; larger ones with
+/// PMPI_Imrecv, so that the event loop never stalls on a transfer.
+constexpr int kReceiveAtOnceBytes = 4096;
+
+}  // namespace
+namespace {
+
 /// Every VM's host name, by VM index. Collective over the daemon communicator.
 std::vector<std::string> gather_vm_names(const Layout& layout) {
   char mine[MPI_MAX_PROCESSOR_NAME] = {};
@@ -36,10 +44,12 @@ HopRouter make_router(const Layout& layout, const std::vector<std::string>& vm_n
 
 }  // namespace
 
-Relay::Relay(const Layout& layout, MpiPoller& poller, const RelaySettings& settings,
+Relay::Relay(const Layout& layout, MpiPoller& poller, const Doorbell& doorbell,
+             const RelaySettings& settings,
              std::shared_ptr<spdlog::logger> log)
     : layout_(layout),
       poller_(poller),
+      doorbell_(doorbell),
       log_(std::move(log)),
       max_frame_bytes_(sizeof(wire::Envelope) + settings.chunk_bytes),
       buffer_bytes_(settings.buffer_bytes),
@@ -94,13 +104,21 @@ int Relay::take_frames(int slot) {
     held->frame = pool_.take(slot, static_cast<size_t>(bytes));
     held->sender = status.MPI_SOURCE;
     receiving_[static_cast<size_t>(slot)].push_back(held);
+    ++taken;
+    if (bytes <= kReceiveAtOnceBytes) {
+      // A small frame has arrived whole once it is matched: take it and forward it now,
+      // instead of one poll later.
+      PMPI_Mrecv(held->frame.data.get(), bytes, MPI_BYTE, &message, MPI_STATUS_IGNORE);
+      held->received = true;
+      send_received(slot);
+      continue;
+    }
     MPI_Request request;
     PMPI_Imrecv(held->frame.data.get(), bytes, MPI_BYTE, &message, &request);
     poller_.watch(request, [this, held, slot](const MPI_Status&) {
       held->received = true;
       send_received(slot);
     });
-    ++taken;
   }
   return taken;
 }
@@ -151,6 +169,9 @@ void Relay::forward(const std::shared_ptr<Held>& held) {
   PMPI_Isend(frame->data.get(), static_cast<int>(frame->bytes), MPI_BYTE, hop.next,
              wire::data_tag(destination), layout_.private_comm, &request);
   poller_.watch(request, [this, held](const MPI_Status&) { pool_.release(held->frame); });
+  const int next_vm = layout_.vm_of_world_rank[static_cast<size_t>(hop.next)];
+  if (layout_.daemon_of_vm[static_cast<size_t>(next_vm)] == hop.next)
+    doorbell_.ring(layout_.doorbell_of_vm[static_cast<size_t>(next_vm)]);
 }
 
 void Relay::drain(std::chrono::milliseconds grace, std::function<void(bool)> done) {

@@ -47,7 +47,9 @@ class Relay {
   /// Collective over the daemon communicator (gathers the VMs' host names, so that routes
   /// may name hosts and logs show them). Throws mcm::ConfigError or std::invalid_argument
   /// for routes that do not fit the job; every daemon throws alike.
-  Relay(const Layout& layout, MpiPoller& poller, const RelaySettings& settings,
+  /// `doorbell` rings the next daemon of a route for every frame forwarded to it.
+  Relay(const Layout& layout, MpiPoller& poller, const Doorbell& doorbell,
+        const RelaySettings& settings,
         std::shared_ptr<spdlog::logger> log);
 
   /// Starts forwarding (registers with the poller).
@@ -77,6 +79,7 @@ class Relay {
 
   const Layout& layout_;
   MpiPoller& poller_;
+  const Doorbell& doorbell_;
   std::shared_ptr<spdlog::logger> log_;
   std::size_t max_frame_bytes_;
   std::size_t buffer_bytes_;

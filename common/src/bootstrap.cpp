@@ -9,11 +9,13 @@ namespace {
 struct Entry {
   int role;
   int vm;
+  int doorbell_ipv4;  // DoorbellAddress, as ints for MPI_INT
+  int doorbell_port;
 };
 
 }  // namespace
 
-Layout bootstrap(Role role) {
+Layout bootstrap(Role role, DoorbellAddress doorbell) {
   Layout l;
   l.role = role;
   PMPI_Comm_rank(MPI_COMM_WORLD, &l.world_rank);
@@ -47,9 +49,10 @@ Layout bootstrap(Role role) {
   int vm_of_my_daemon = l.vm;
   PMPI_Allreduce(&vm_of_my_daemon, &l.vm, 1, MPI_INT, MPI_MAX, l.node_comm);
 
-  const Entry me{static_cast<int>(role), l.vm};
+  const Entry me{static_cast<int>(role), l.vm, static_cast<int>(doorbell.ipv4),
+                 static_cast<int>(doorbell.port)};
   std::vector<Entry> all(static_cast<size_t>(l.world_size));
-  PMPI_Allgather(&me, 2, MPI_INT, all.data(), 2, MPI_INT, MPI_COMM_WORLD);
+  PMPI_Allgather(&me, 4, MPI_INT, all.data(), 4, MPI_INT, MPI_COMM_WORLD);
 
   l.vm_of_world_rank.resize(all.size());
   for (size_t r = 0; r < all.size(); ++r) {
@@ -61,9 +64,14 @@ Layout bootstrap(Role role) {
     }
   }
   l.daemon_of_vm.assign(static_cast<size_t>(l.daemon_count), -1);
-  for (size_t r = 0; r < all.size(); ++r)
-    if (all[r].role == static_cast<int>(Role::daemon))
-      l.daemon_of_vm[static_cast<size_t>(all[r].vm)] = static_cast<int>(r);
+  l.doorbell_of_vm.assign(static_cast<size_t>(l.daemon_count), DoorbellAddress{});
+  for (size_t r = 0; r < all.size(); ++r) {
+    if (all[r].role != static_cast<int>(Role::daemon)) continue;
+    const auto vm = static_cast<size_t>(all[r].vm);
+    l.daemon_of_vm[vm] = static_cast<int>(r);
+    l.doorbell_of_vm[vm] = DoorbellAddress{static_cast<std::uint32_t>(all[r].doorbell_ipv4),
+                                           static_cast<std::uint16_t>(all[r].doorbell_port)};
+  }
   return l;
 }
 

@@ -15,6 +15,7 @@ void FrameIO::start(const mcm::Layout& layout, std::size_t chunk_bytes, bool via
   chunk_bytes_ = std::max<std::size_t>(chunk_bytes, 1024);
   via_daemons_ = via_daemons && layout.local_daemon >= 0;
   my_tag_ = wire::data_tag(layout.world_rank);
+  if (via_daemons_) bell_.open(/*listen=*/false);
 }
 
 int FrameIO::next_hop(int destination) const {
@@ -45,6 +46,8 @@ int FrameIO::send(wire::Envelope e, const char* payload, Op* op) {
     offset += n;
     ++frames;
   } while (offset < e.message_bytes);
+  if (hop == layout_->local_daemon && hop != e.destination)
+    bell_.ring(layout_->doorbell_of_vm[static_cast<size_t>(layout_->vm)]);
   return frames;
 }
 

@@ -3,7 +3,8 @@
 // send(): cuts a message into frames of at most chunk_bytes payload, copies each into its
 // own buffer and hands it to MPI at once (PMPI_Isend), so MPI's own progress moves it even
 // while the application sits in a collective. The next hop of a frame to world rank D is
-// D itself when D is on this VM (or there is no daemon), else this VM's daemon.
+// D itself when D is on this VM (or there is no daemon), else this VM's daemon, whose
+// doorbell it then rings once (mcm/doorbell.h) so that the daemon polls at once.
 // poll(): completes finished Isends (reporting each frame's Op) and receives up to a
 // bounded number of arrived frames (PMPI_Improbe + PMPI_Mrecv on this rank's data tag).
 // Not thread-safe: the engine lock is held by callers.
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "mcm/bootstrap.h"
+#include "mcm/doorbell.h"
 #include "mcm/wire.h"
 
 namespace mcm::engine {
@@ -52,6 +54,7 @@ class FrameIO {
   std::vector<std::unique_ptr<char[]>> buffers_;
   std::vector<Op*> ops_;
   std::vector<char> scratch_;
+  Doorbell bell_;
 };
 
 }  // namespace mcm::engine

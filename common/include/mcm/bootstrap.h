@@ -9,7 +9,7 @@
 //   2. PMPI_Comm_dup(world)                -> the private communicator (shim <-> daemon traffic)
 //   3. PMPI_Comm_split_type(world, SHARED) -> this VM's processes (a VM is an MPI node)
 //   4. PMPI_Allgather on the node          -> who on this VM is the daemon
-//   5. PMPI_Allgather on world             -> role and VM index of every world rank
+//   5. PMPI_Allgather on world             -> role, VM index and doorbell of every world rank
 //
 // Both sides must call it, in the same order relative to any other collective on world,
 // or the job deadlocks: keep this file the single place that defines the protocol.
@@ -21,6 +21,8 @@
 #include <mpi.h>
 
 #include <vector>
+
+#include "mcm/doorbell.h"
 
 namespace mcm {
 
@@ -42,11 +44,13 @@ struct Layout {
   std::vector<int> vm_of_world_rank;       ///< VM index of every world rank (-1 if unknown)
   std::vector<int> daemon_of_vm;           ///< world rank of each VM's daemon
   std::vector<int> world_rank_of_app_rank; ///< app-world rank -> world rank
+  std::vector<DoorbellAddress> doorbell_of_vm;  ///< each VM's daemon's doorbell
 };
 
 /// Runs the start-up protocol above. Collective over MPI_COMM_WORLD; calls only PMPI_*.
+/// A daemon passes its doorbell's address (mcm/doorbell.h); ranks pass none.
 /// Cost: two splits, one dup, two small allgathers.
-Layout bootstrap(Role role);
+Layout bootstrap(Role role, DoorbellAddress doorbell = {});
 
 /// Frees the communicators bootstrap() created (before PMPI_Finalize). Not collective
 /// beyond what PMPI_Comm_free requires.

@@ -1,0 +1,46 @@
+// Doorbells: waking a daemon the moment a frame is on its way to it.
+//
+// A daemon sleeps between polls of MPI (it must not spin), so a frame sent to it would
+// wait for its next poll. Instead, whoever hands a frame to a daemon (a shim, or the
+// previous daemon of a route) also sends one UDP datagram to that daemon's doorbell, and
+// the daemon's event loop polls at once. Best effort: a lost or failed ring costs only
+// latency (the daemon's next timed poll finds the frame), never correctness.
+//
+// Addresses travel in bootstrap() (mcm/bootstrap.h): each daemon's IPv4 address (its first
+// non-loopback interface that is up) and port.
+#pragma once
+
+#include <cstdint>
+
+namespace mcm {
+
+struct DoorbellAddress {
+  std::uint32_t ipv4 = 0;  ///< host byte order; 0: no doorbell
+  std::uint16_t port = 0;
+  bool valid() const { return ipv4 != 0 && port != 0; }
+};
+
+class Doorbell {
+ public:
+  Doorbell() = default;
+  Doorbell(const Doorbell&) = delete;
+  Doorbell& operator=(const Doorbell&) = delete;
+  ~Doorbell();
+
+  /// A nonblocking UDP socket on all interfaces, ephemeral port (listen = true) or for
+  /// ringing only. False (and a disabled doorbell) if the socket cannot be made.
+  bool open(bool listen);
+  int fd() const { return fd_; }
+  /// Where others ring this doorbell (invalid when not listening or no address found).
+  DoorbellAddress address() const { return address_; }
+  /// Sends one datagram to `to`; never blocks, ignores failures.
+  void ring(const DoorbellAddress& to) const;
+  /// Reads and discards every datagram waiting.
+  void drain() const;
+
+ private:
+  int fd_ = -1;
+  DoorbellAddress address_;
+};
+
+}  // namespace mcm
