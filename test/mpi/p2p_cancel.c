@@ -108,7 +108,8 @@ int main(int argc, char **argv) {
       MPI_Test_cancelled(&st, &res[i]);
     }
     if (rank == 0) {
-      fprintf(stderr, "p2p_cancel: note: send cancel outcome on rank 0: eager %s, 1 MiB %s, Issend %s\n",
+      fprintf(stderr,
+              "p2p_cancel: note: send cancel outcome on rank 0: eager %s, 1 MiB %s, Issend %s\n",
               res[0] ? "cancelled" : "not cancelled", res[1] ? "cancelled" : "not cancelled",
               res[2] ? "cancelled" : "not cancelled");
       fflush(stderr);
@@ -120,13 +121,15 @@ int main(int argc, char **argv) {
     int *buf[3];
     for (i = 0; i < 3; i++) buf[i] = (int *)malloc(sizeof(int) * BIGN);
     MPI_Recv(&y, 1, MPI_INT, partner, 1, info, MPI_STATUS_IGNORE);
-    for (i = 0; i < 3; i++) MPI_Irecv(buf[i], BIGN, MPI_INT, partner, 50 + i, MPI_COMM_WORLD, &rq[i]);
+    for (i = 0; i < 3; i++)
+      MPI_Irecv(buf[i], BIGN, MPI_INT, partner, 50 + i, MPI_COMM_WORLD, &rq[i]);
     ok = 1;
     for (i = 0; i < 3; i++) {
       MPI_Wait(&rq[i], &st);
       MPI_Get_count(&st, MPI_INT, &cnt[i]);
       got[i] = !(cnt[i] == 1 && buf[i][0] == 900 + i); /* got the original */
-      if (got[i] && i == 1) ok &= cnt[i] == BIGN && buf[i][0] == partner && buf[i][BIGN - 1] == BIGN - 1 + partner;
+      if (got[i] && i == 1)
+        ok &= cnt[i] == BIGN && buf[i][0] == partner && buf[i][BIGN - 1] == BIGN - 1 + partner;
       if (got[i] && i != 1) ok &= cnt[i] == 1 && buf[i][0] == 500 + 10 * i + partner;
       if (got[i]) { /* the marker follows */
         MPI_Recv(buf[i], BIGN, MPI_INT, partner, 50 + i, MPI_COMM_WORLD, &st);
@@ -136,8 +139,8 @@ int main(int argc, char **argv) {
     }
     MPI_Recv(res, 3, MPI_INT, partner, 0, info, MPI_STATUS_IGNORE);
     for (i = 0; i < 3; i++) ok &= (res[i] != 0) == !got[i];
-    CHECK(ok, "send cancel consistency: cancelled %d %d %d, received %d %d %d", res[0], res[1], res[2],
-          got[0], got[1], got[2]);
+    CHECK(ok, "send cancel consistency: cancelled %d %d %d, received %d %d %d", res[0], res[1],
+          res[2], got[0], got[1], got[2]);
     for (i = 0; i < 3; i++) free(buf[i]);
   }
   mcmt_out_gathered("send cancel consistent (cancelled sends never arrive)", ok);

@@ -90,13 +90,15 @@ int main(int argc, char **argv) {
     v = rank;
     MPI_Sendrecv(&v, 1, MPI_INT, dst, 2, &a, 1, MPI_INT, src, 2, cart, &st);
     MPI_Sendrecv(&v, 1, MPI_INT, src, 3, &b, 1, MPI_INT, dst, 3, cart, MPI_STATUS_IGNORE);
-    CHECK(a == world_of(cart, src) && b == world_of(cart, dst) && st.MPI_SOURCE == src, "cart shift %d %d", a, b);
+    CHECK(a == world_of(cart, src) && b == world_of(cart, dst) && st.MPI_SOURCE == src,
+          "cart shift %d %d", a, b);
     mcmt_out_gathered("cart: from lower neighbour", a);
     mcmt_out_gathered("cart: from upper neighbour", b);
   }
   /* Graph ring. */
   {
-    int *index = (int *)malloc(sizeof(int) * (size_t)size), *edges = (int *)malloc(sizeof(int) * 2 * (size_t)size);
+    int *index = (int *)malloc(sizeof(int) * (size_t)size),
+        *edges = (int *)malloc(sizeof(int) * 2 * (size_t)size);
     int nb[2], nn, vals[2] = {-1, -1};
     MPI_Request rqs[4];
     for (i = 0; i < size; i++) {
@@ -111,7 +113,8 @@ int main(int argc, char **argv) {
     for (i = 0; i < 2; i++) MPI_Irecv(&vals[i], 1, MPI_INT, nb[i], 4, graph, &rqs[i]);
     for (i = 0; i < 2; i++) MPI_Isend(&v, 1, MPI_INT, nb[i], 4, graph, &rqs[2 + i]);
     MPI_Waitall(4, rqs, MPI_STATUSES_IGNORE);
-    CHECK(nn == 2 && vals[0] == world_of(graph, nb[0]) && vals[1] == world_of(graph, nb[1]), "graph ring");
+    CHECK(nn == 2 && vals[0] == world_of(graph, nb[0]) && vals[1] == world_of(graph, nb[1]),
+          "graph ring");
     mcmt_out_gathered("graph: from both neighbours (sum)", vals[0] + vals[1]);
     free(index);
     free(edges);
@@ -119,8 +122,10 @@ int main(int argc, char **argv) {
   /* Distributed graph: in from rank-1, out to rank+1. */
   {
     int in = (rank + size - 1) % size, out = (rank + 1) % size, indeg, outdeg, wt, srcs[1], dsts[1];
-    int one = 1, sw[1], dw[1]; /* explicit weights: MPI_UNWEIGHTED trips GCC 12 -Wstringop-overread */
-    MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &in, &one, 1, &out, &one, MPI_INFO_NULL, 0, &dgraph);
+    int one = 1, sw[1],
+        dw[1]; /* explicit weights: MPI_UNWEIGHTED trips GCC 12 -Wstringop-overread */
+    MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &in, &one, 1, &out, &one, MPI_INFO_NULL, 0,
+                                   &dgraph);
     MPI_Dist_graph_neighbors_count(dgraph, &indeg, &outdeg, &wt);
     MPI_Dist_graph_neighbors(dgraph, 1, srcs, sw, 1, dsts, dw);
     v = rank;
@@ -142,7 +147,8 @@ int main(int argc, char **argv) {
     MPI_Comm_remote_size(inter, &rsize);
     v = rank;
     MPI_Isend(&v, 1, MPI_INT, r % rsize, 100 + r, inter, &rq);
-    for (expect = 0, k = r; k < rsize; k += lsize) expect++; /* remote ranks j with j % lsize == r */
+    for (expect = 0, k = r; k < rsize; k += lsize)
+      expect++; /* remote ranks j with j % lsize == r */
     for (k = 0; k < expect; k++) {
       MPI_Recv(&got, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, inter, &st);
       /* the sender is remote rank s = st.MPI_SOURCE, world rank 2s or 2s+1 */

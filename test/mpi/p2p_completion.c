@@ -24,7 +24,8 @@ static void post(MPI_Request *rq, int *rbuf, int *sbuf, int nulls) {
     rbuf[i] = -1;
     MPI_Irecv(&rbuf[i], 1, MPI_INT, partner, i, MPI_COMM_WORLD, &rq[i]);
   }
-  for (i = NR / 2 - 1; i >= 0; i--) MPI_Isend(&sbuf[i], 1, MPI_INT, partner, i, MPI_COMM_WORLD, &rq[NR / 2 + i]);
+  for (i = NR / 2 - 1; i >= 0; i--)
+    MPI_Isend(&sbuf[i], 1, MPI_INT, partner, i, MPI_COMM_WORLD, &rq[NR / 2 + i]);
   if (nulls)
     for (i = 1; i < NR; i += 2)
       if (rq[i] != MPI_REQUEST_NULL) { /* complete it now, then leave a null */
@@ -44,7 +45,8 @@ static int empty(const MPI_Status *st) {
 
 /* Status of receive i is right (PROC_NULL: source PROC_NULL, ANY_TAG). */
 static int st_ok(const MPI_Status *st, int i) {
-  if (partner == MPI_PROC_NULL) return st->MPI_SOURCE == MPI_PROC_NULL && st->MPI_TAG == MPI_ANY_TAG;
+  if (partner == MPI_PROC_NULL)
+    return st->MPI_SOURCE == MPI_PROC_NULL && st->MPI_TAG == MPI_ANY_TAG;
   return st->MPI_SOURCE == partner && st->MPI_TAG == i;
 }
 
@@ -78,7 +80,8 @@ int main(int argc, char **argv) {
   post(rq, rbuf, sbuf, 1);
   for (flag = 0, k = 0; !flag; k++) MPI_Testall(NR, rq, &flag, sts);
   ok = 1;
-  for (i = 0; i < NR; i++) ok &= rq[i] == MPI_REQUEST_NULL && (i % 2 || i >= NR / 2 || st_ok(&sts[i], i));
+  for (i = 0; i < NR; i++)
+    ok &= rq[i] == MPI_REQUEST_NULL && (i % 2 || i >= NR / 2 || st_ok(&sts[i], i));
   for (i = 0; i < NR / 2; i++) ok &= recv_ok(rbuf, i);
   ok &= empty(&sts[1]) && empty(&sts[3]);
   CHECK(ok, "testall");
@@ -96,15 +99,20 @@ int main(int argc, char **argv) {
     for (done = 0; done < nonnull;) {
       if (k < 2) {
         flag = 1;
-        if (k == 0) MPI_Waitany(NR, rq, &idx, &st);
-        else MPI_Testany(NR, rq, &idx, &flag, &st);
+        if (k == 0)
+          MPI_Waitany(NR, rq, &idx, &st);
+        else
+          MPI_Testany(NR, rq, &idx, &flag, &st);
         if (!flag) continue;
-        ok &= idx >= 0 && idx < NR && rq[idx] == MPI_REQUEST_NULL && (idx >= NR / 2 || st_ok(&st, idx));
+        ok &= idx >= 0 && idx < NR && rq[idx] == MPI_REQUEST_NULL &&
+              (idx >= NR / 2 || st_ok(&st, idx));
         if (idx >= 0 && idx < NR) seen[idx]++;
         done++;
       } else {
-        if (k == 2) MPI_Waitsome(NR, rq, &out, ind, sts);
-        else MPI_Testsome(NR, rq, &out, ind, sts);
+        if (k == 2)
+          MPI_Waitsome(NR, rq, &out, ind, sts);
+        else
+          MPI_Testsome(NR, rq, &out, ind, sts);
         ok &= out >= (k == 2) && out != MPI_UNDEFINED;
         for (i = 0; i < out && out != MPI_UNDEFINED; i++) {
           ok &= ind[i] >= 0 && ind[i] < NR && (ind[i] >= NR / 2 || st_ok(&sts[i], ind[i]));
@@ -125,8 +133,10 @@ int main(int argc, char **argv) {
       MPI_Testany(NR, rq, &idx, &flag, &st);
       ok &= flag && idx == MPI_UNDEFINED && empty(&st);
     } else {
-      if (k == 2) MPI_Waitsome(NR, rq, &out, ind, sts);
-      else MPI_Testsome(NR, rq, &out, ind, sts);
+      if (k == 2)
+        MPI_Waitsome(NR, rq, &out, ind, sts);
+      else
+        MPI_Testsome(NR, rq, &out, ind, sts);
       ok &= out == MPI_UNDEFINED;
     }
     CHECK(ok, "%s", names[k]);

@@ -115,7 +115,8 @@ int main(int argc, char **argv) {
     /* contiguous -> indexed */
     for (i = 0; i < 16; i++) ev[i] = -1.0;
     MPI_Recv(ev, 1, idx, partner, 3, MPI_COMM_WORLD, &st);
-    ok &= ev[0] == 0.5 && ev[4] == 1.5 && ev[5] == 2.5 && ev[10] == 3.5 && ev[11] == 4.5 && ev[12] == 5.5;
+    ok &= ev[0] == 0.5 && ev[4] == 1.5 && ev[5] == 2.5 && ev[10] == 3.5 && ev[11] == 4.5 &&
+          ev[12] == 5.5;
     ok &= ev[1] == -1.0 && ev[6] == -1.0 && ev[9] == -1.0 && ev[13] == -1.0;
     CHECK(ok, "contiguous -> indexed");
     mask |= ok << 2;

@@ -65,7 +65,7 @@ int main(int argc, char **argv) {
     MPI_Recv(w, 4, MPI_INT, partner, 1, MPI_COMM_WORLD, &st);
     MPI_Recv(bigr, BIG / 4, MPI_INT, partner, 2, MPI_COMM_WORLD, &st);
     flag = big_ok(bigr, BIG / 4, partner);
-    CHECK(flag, "MPI_Send 1 MiB payload");
+    CHECK(flag && w[0] == 100 * partner && w[3] == 100 * partner + 3, "MPI_Send payloads");
     sum = sum_ints(w, 4) + flag;
   }
   mcmt_out_gathered("send: small sum + big ok", sum);
@@ -85,8 +85,8 @@ int main(int argc, char **argv) {
     for (i = 0; i < 4; i++) v[i] = -1;   /* buffered copies must not change */
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_Buffer_detach(&dbuf, &dsize);
-    CHECK(dbuf == buf && dsize == bsize, "detach returned %p/%d, attached %p/%d",
-          (void *)dbuf, dsize, (void *)buf, bsize);
+    CHECK(dbuf == buf && dsize == bsize, "detach returned %p/%d, attached %p/%d", (void *)dbuf,
+          dsize, (void *)buf, bsize);
     sum = (dbuf == buf) + (dsize == bsize);
     free(buf);
   } else {
@@ -193,7 +193,8 @@ int main(int argc, char **argv) {
       }
     }
     CHECK(early == 0, "synchronous send completed before the receive was posted (%d times)", early);
-    CHECK(!isA || waited == 2, "Issend reported incomplete before the post in %d of 2 cases", waited);
+    CHECK(!isA || waited == 2, "Issend reported incomplete before the post in %d of 2 cases",
+          waited);
     mcmt_out_gathered("ssend/issend completed only after the receive (A=1)",
                       isA ? (early == 0 && waited == 2) : -1);
   }

@@ -13,7 +13,9 @@
 #define HUGE_N (512 * 1024) /* ints: 2 MiB */
 
 /* Message i: count ints, each = 1000 * i + sender. */
-static int msg_count(int i) { return i % 3 == 1 ? HUGE_N : 1 + i; }
+static int msg_count(int i) {
+  return i % 3 == 1 ? HUGE_N : 1 + i;
+}
 
 static int *make_msg(int i, int sender) {
   int n = msg_count(i), j;
@@ -40,7 +42,8 @@ static int sequence(int isA, int isB, int partner, int first, int n, int tag, in
   for (i = 0; i < n; i++) bufs[i] = (int *)malloc(sizeof(int) * HUGE_N);
   if (isB && !late)
     for (i = 0; i < n; i++)
-      MPI_Irecv(bufs[i], HUGE_N, MPI_INT, wild ? MPI_ANY_SOURCE : partner, wild ? MPI_ANY_TAG : tag, comm, &rq[i]);
+      MPI_Irecv(bufs[i], HUGE_N, MPI_INT, wild ? MPI_ANY_SOURCE : partner, wild ? MPI_ANY_TAG : tag,
+                comm, &rq[i]);
   MPI_Barrier(MPI_COMM_WORLD);
   if (isA) {
     for (i = 0; i < n; i++) {
@@ -54,7 +57,8 @@ static int sequence(int isA, int isB, int partner, int first, int n, int tag, in
   if (isB) {
     if (late)
       for (i = 0; i < n; i++)
-        MPI_Irecv(bufs[i], HUGE_N, MPI_INT, wild ? MPI_ANY_SOURCE : partner, wild ? MPI_ANY_TAG : tag, comm, &rq[i]);
+        MPI_Irecv(bufs[i], HUGE_N, MPI_INT, wild ? MPI_ANY_SOURCE : partner,
+                  wild ? MPI_ANY_TAG : tag, comm, &rq[i]);
     MPI_Waitall(n, rq, sts);
     for (i = 0; i < n; i++) {
       int cnt, idx;

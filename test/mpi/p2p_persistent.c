@@ -104,7 +104,8 @@ int main(int argc, char **argv) {
       MPI_Send_init(&x[3], 1, MPI_INT, partner, 13, MPI_COMM_WORLD, &rq[3]);
     } else if (isB) {
       ok = 0;
-      for (i = 0; i < 4; i++) MPI_Recv_init(&y[i], 1, MPI_INT, partner, 10 + i, MPI_COMM_WORLD, &rq[i]);
+      for (i = 0; i < 4; i++)
+        MPI_Recv_init(&y[i], 1, MPI_INT, partner, 10 + i, MPI_COMM_WORLD, &rq[i]);
     }
     for (it = 0; it < 4; it++) {
       if (isB) MPI_Startall(4, rq);
@@ -116,7 +117,8 @@ int main(int argc, char **argv) {
       } else if (isB) {
         MPI_Waitall(4, rq, sts);
         for (i = 0; i < 4; i++) {
-          CHECK(y[i] == 1000 * it + i && sts[i].MPI_TAG == 10 + i, "startall iteration %d value %d", it, y[i]);
+          CHECK(y[i] == 1000 * it + i && sts[i].MPI_TAG == 10 + i, "startall iteration %d value %d",
+                it, y[i]);
           ok += y[i];
         }
       }

@@ -122,7 +122,8 @@ int main(int argc, char **argv) {
     MPI_Imrecv(r4, BIGN, MPI_INT, &m2, &rq[1]); /* second one first */
     MPI_Imrecv(r3, 7, MPI_INT, &msg, &rq[0]);
     MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
-    ok &= verify(r3, 7, 3000) && verify(r4, BIGN, 4000) && msg == MPI_MESSAGE_NULL && m2 == MPI_MESSAGE_NULL;
+    ok &= verify(r3, 7, 3000) && verify(r4, BIGN, 4000) && msg == MPI_MESSAGE_NULL &&
+          m2 == MPI_MESSAGE_NULL;
     CHECK(ok, "Improbe/Imrecv");
     free(r1);
     free(r2);
@@ -145,7 +146,8 @@ int main(int argc, char **argv) {
     ok &= msg == MPI_MESSAGE_NO_PROC && st.MPI_SOURCE == MPI_PROC_NULL;
     MPI_Mrecv(&x, 1, MPI_INT, &msg, &st);
     MPI_Get_count(&st, MPI_INT, &cnt);
-    ok &= msg == MPI_MESSAGE_NULL && st.MPI_SOURCE == MPI_PROC_NULL && st.MPI_TAG == MPI_ANY_TAG && cnt == 0 && x == 42;
+    ok &= msg == MPI_MESSAGE_NULL && st.MPI_SOURCE == MPI_PROC_NULL && st.MPI_TAG == MPI_ANY_TAG &&
+          cnt == 0 && x == 42;
     flag = 0;
     MPI_Improbe(MPI_PROC_NULL, 3, MPI_COMM_WORLD, &flag, &msg, &st);
     ok &= flag && msg == MPI_MESSAGE_NO_PROC;

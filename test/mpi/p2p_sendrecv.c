@@ -70,7 +70,8 @@ int main(int argc, char **argv) {
   MPI_Type_commit(&bvec);
   for (i = 0; i < 2 * BIGN; i++) big[i] = i + rank;
   MPI_Sendrecv_replace(big, 1, bvec, left, 6, right, 6, MPI_COMM_WORLD, &st);
-  for (i = 0; i < 2 * BIGN && big[i] == i + (i % 2 ? rank : right); i++) {}
+  for (i = 0; i < 2 * BIGN && big[i] == i + (i % 2 ? rank : right); i++) {
+  }
   ok = i == 2 * BIGN;
   CHECK(ok, "sendrecv_replace 1 MiB vector: element %d is %d, expected %d", i, ok ? 0 : big[i],
         i + (i % 2 ? rank : right));

@@ -22,7 +22,9 @@ struct targ {
   int t, bad, received;
 };
 
-static int msg_len(int i) { return i % 25 == 24 ? BIGN : 1 + i % 7; }
+static int msg_len(int i) {
+  return i % 25 == 24 ? BIGN : 1 + i % 7;
+}
 
 static void *worker(void *p) {
   struct targ *a = (struct targ *)p;
@@ -77,7 +79,8 @@ int main(int argc, char **argv) {
   if (provided == MPI_THREAD_MULTIPLE) pname = names[3];
   mcmt_out("world size: %d\n", mcmt_size);
   mcmt_out("provided: %s\n", pname);
-  CHECK(queried == provided && ismain, "Query_thread %d provided %d main %d", queried, provided, ismain);
+  CHECK(queried == provided && ismain, "Query_thread %d provided %d main %d", queried, provided,
+        ismain);
   CHECK(provided == MPI_THREAD_MULTIPLE, "MPI_THREAD_MULTIPLE not provided (%s)", pname);
   right_ = (mcmt_rank + 1) % mcmt_size;
   left_ = (mcmt_rank + mcmt_size - 1) % mcmt_size;

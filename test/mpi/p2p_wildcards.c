@@ -14,7 +14,9 @@
 #define NMSG 40
 #define BIGN 16384 /* ints: 64 kB */
 
-static int fan_count(int seq) { return seq % 2 ? BIGN : 1; }
+static int fan_count(int seq) {
+  return seq % 2 ? BIGN : 1;
+}
 
 /* All ranks but root send NMSG messages to root; root receives them with
  * (ANY_SOURCE, tag) where tag is MPI_ANY_TAG or each of 0..2 in turn.
@@ -47,17 +49,24 @@ static int fan_in(int root, int tagged) {
         MPI_Recv(buf, BIGN, MPI_INT, MPI_ANY_SOURCE, tagged ? t : MPI_ANY_TAG, MPI_COMM_WORLD, &st);
         src = st.MPI_SOURCE;
         MPI_Get_count(&st, MPI_INT, &cnt);
-        if (src < 0 || src >= size || src == root) { bad++; continue; }
+        if (src < 0 || src >= size || src == root) {
+          bad++;
+          continue;
+        }
         seq = (buf[0] / 1000) % 1000;
         /* the next expected sequence number from src (with tag t) */
         exp = tagged ? next[src * 3 + t] * 3 + t : next[src * 3];
-        if (tagged) next[src * 3 + t]++; else next[src * 3]++;
+        if (tagged)
+          next[src * 3 + t]++;
+        else
+          next[src * 3]++;
         if (buf[0] / 1000000 != src || seq != exp || st.MPI_TAG != seq % 3 ||
-            cnt != fan_count(seq) || buf[cnt - 1] != 1000000 * src + 1000 * seq + (cnt - 1) % 1000 ||
+            cnt != fan_count(seq) ||
+            buf[cnt - 1] != 1000000 * src + 1000 * seq + (cnt - 1) % 1000 ||
             st.MPI_ERROR != MPI_SUCCESS) {
           bad++;
-          printf("FAIL: fan-in root %d got seq %d (expected %d) from %d tag %d count %d\n",
-                 root, seq, exp, src, st.MPI_TAG, cnt);
+          printf("FAIL: fan-in root %d got seq %d (expected %d) from %d tag %d count %d\n", root,
+                 seq, exp, src, st.MPI_TAG, cnt);
         }
       }
     }
@@ -134,11 +143,12 @@ int main(int argc, char **argv) {
     MPI_Waitall(4, rq, sts);
     for (i = 0; i < 4; i++) {
       MPI_Get_count(&sts[i], MPI_INT, &cnt);
-      ok &= y[i] == 50 + i && sts[i].MPI_TAG == 20 + i && sts[i].MPI_SOURCE == partner && cnt == 1 &&
-            sts[i].MPI_ERROR == MPI_SUCCESS;
+      ok &= y[i] == 50 + i && sts[i].MPI_TAG == 20 + i && sts[i].MPI_SOURCE == partner &&
+            cnt == 1 && sts[i].MPI_ERROR == MPI_SUCCESS;
     }
     CHECK(ok, "Irecv wildcards + Waitall statuses");
-    for (i = 0; i < 4; i++) MPI_Irecv(&y[4 + i % 4], 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &rq[i]);
+    for (i = 0; i < 4; i++)
+      MPI_Irecv(&y[4 + i % 4], 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &rq[i]);
     MPI_Waitall(4, rq, MPI_STATUSES_IGNORE);
     for (i = 0; i < 4; i++) ok &= y[4 + i] == 50 + i;
     CHECK(ok, "Waitall STATUSES_IGNORE order %d %d %d %d", y[4], y[5], y[6], y[7]);

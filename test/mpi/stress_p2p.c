@@ -17,8 +17,9 @@
  * order, sequence numbers from one (source, communicator) increase per tag
  * and, among ANY_TAG receives, overall. Rank 0 prints deterministic totals
  * to stdout, timings to stderr. -inject lose|dup|corrupt|reorder breaks one
- * message on the sending side (rank 1) to show that the checks notice (FAIL,
- * exit 1). -timeout S: give up after S s without progress (default 60). */
+ * message that rank 1 sends to another rank, on the sending side, to show
+ * that the checks notice (FAIL, exit 1). -timeout S: give up after S s
+ * without progress (default 60). */
 #include "mcmt.h"
 #include <math.h>
 #include <stdint.h>
@@ -32,9 +33,17 @@
 #define RCAP (32 << 20) /* outstanding receive buffer bytes */
 #define MAGIC 0x4d434d53u
 
-typedef struct { int src, dst, tag, comm, seq; int64_t size; } msg_t;
-typedef struct { uint32_t magic, src, dst, tagcomm; uint64_t seq, size, body_sum, hdr_sum; } hdr_t;
-typedef struct { int st, t, seq, anytag, valid; } rec_t;
+typedef struct {
+  int src, dst, tag, comm, seq;
+  int64_t size;
+} msg_t;
+typedef struct {
+  uint32_t magic, src, dst, tagcomm;
+  uint64_t seq, size, body_sum, hdr_sum;
+} hdr_t;
+typedef struct {
+  int st, t, seq, anytag, valid;
+} rec_t;
 
 static msg_t *sched;
 static int P, me, **in_list, *in_n, *in_first; /* incoming streams: source * NC + comm */
@@ -46,10 +55,18 @@ static uint64_t sm64(uint64_t *s) {
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
   return z ^ (z >> 31);
 }
-static double unif(uint64_t *s) { return (double)(sm64(s) >> 11) * (1.0 / 9007199254740992.0); }
-static int64_t logu(uint64_t *s, double a, double b) { return (int64_t)(a * exp(unif(s) * log(b / a))); }
-static double avg_logu(double a, double b) { return b > a ? (b - a) / log(b / a) : a; }
-static int rnd(uint64_t *s, int n) { return (int)(sm64(s) % (uint64_t)n); }
+static double unif(uint64_t *s) {
+  return (double)(sm64(s) >> 11) * (1.0 / 9007199254740992.0);
+}
+static int64_t logu(uint64_t *s, double a, double b) {
+  return (int64_t)(a * exp(unif(s) * log(b / a)));
+}
+static double avg_logu(double a, double b) {
+  return b > a ? (b - a) / log(b / a) : a;
+}
+static int rnd(uint64_t *s, int n) {
+  return (int)(sm64(s) % (uint64_t)n);
+}
 
 static uint64_t fnv(const unsigned char *p, size_t n) {
   uint64_t h = 0xcbf29ce484222325ULL, w;
@@ -66,7 +83,8 @@ static uint64_t fnv(const unsigned char *p, size_t n) {
 static unsigned char *build(int k, uint64_t seed) {
   const msg_t *m = &sched[k];
   unsigned char *b = (unsigned char *)malloc((size_t)m->size);
-  uint64_t st = seed ^ ((uint64_t)m->src << 40) ^ ((uint64_t)m->seq << 8) ^ (uint64_t)(m->dst * NC + m->comm), w;
+  uint64_t w, st = seed ^ ((uint64_t)m->src << 40) ^ ((uint64_t)m->seq << 8);
+  st ^= (uint64_t)(m->dst * NC + m->comm);
   size_t i, n = (size_t)m->size - HDR;
   hdr_t h;
   for (i = 0; i < n; i += 8) {
@@ -119,15 +137,17 @@ static int64_t maxsize(int s, int t) {
 
 int main(int argc, char **argv) {
   long nmsg = 100000, k, posts = 0, expected = 0, got = 0, sends_left = 0, dups = 0;
-  int64_t maxb = 4 << 20, budget = 1500000000LL, total = 0, cls[4] = {0, 0, 0, 0}, rbytes = 0, *out_bytes;
+  int64_t maxb = 4 << 20, budget = 1500000000LL, total = 0, rbytes = 0, *out_bytes;
+  int64_t cls[4] = {0, 0, 0, 0};
   uint64_t seed = 1, rs, rr;
   double timeout = 60, t0, last;
   const char *inject = "none";
-  int i, j, s, t, c, NS, inj_rank, inj_k = -1, inj_k2 = -1, *pairseq, **out_list, *out_n, *out_next, *out_cnt;
-  int nreq, rbase, bar, *slot, *ind, *pat_s, *pat_t, *pat_c, *post_of, *o_st, *o_s, *o_t, o_any[NC] = {0, 0};
+  int i, j, s, t, c, NS, inj_rank, inj_k = -1, inj_k2 = -1, *pairseq;
+  int **out_list, *out_n, *out_next, *out_cnt, o_any[NC] = {0, 0};
+  int nreq, rbase, bar, *slot, *ind, *pat_s, *pat_t, *pat_c, *post_of, *o_st, *o_s, *o_t;
   int r_out = 0, kind = 0, comm = 0, left = 0, draining = 1, in_barrier = 0, done = 0;
-  long long cnt[14] = {0}, g[14]; /* sent, received, bytes, lost, dup, corrupt, misordered, -, timeouts,
-                                     receives per kind (4), phases */
+  long long cnt[14] = {0}, g[14]; /* sent, received, bytes, lost, dup, corrupt, misordered, -,
+                                     timeouts, receives per kind (4), phases */
   unsigned char **buf;
   rec_t *rec;
   MPI_Comm comms[NC];
@@ -141,13 +161,20 @@ int main(int argc, char **argv) {
   NS = P * NC;
   for (i = 1; i < argc; i++) {
     const char *o = argv[i], *v = i + 1 < argc ? argv[++i] : "0";
-    if (!strcmp(o, "-messages")) nmsg = atol(v);
-    else if (!strcmp(o, "-max-bytes")) maxb = atoll(v);
-    else if (!strcmp(o, "-total-bytes")) budget = atoll(v);
-    else if (!strcmp(o, "-seed")) seed = strtoull(v, NULL, 0);
-    else if (!strcmp(o, "-timeout")) timeout = atof(v);
-    else if (!strcmp(o, "-inject")) inject = v;
-    else CHECK(0, "unknown option %s", o);
+    if (!strcmp(o, "-messages"))
+      nmsg = atol(v);
+    else if (!strcmp(o, "-max-bytes"))
+      maxb = atoll(v);
+    else if (!strcmp(o, "-total-bytes"))
+      budget = atoll(v);
+    else if (!strcmp(o, "-seed"))
+      seed = strtoull(v, NULL, 0);
+    else if (!strcmp(o, "-timeout"))
+      timeout = atof(v);
+    else if (!strcmp(o, "-inject"))
+      inject = v;
+    else
+      CHECK(0, "unknown option %s", o);
   }
   if (maxb < HDR + 1) maxb = HDR + 1;
   comms[0] = MPI_COMM_WORLD;
@@ -160,8 +187,10 @@ int main(int argc, char **argv) {
   {
     double b1 = fmin(256, (double)maxb - HDR), b2 = fmin(65536, (double)maxb - HDR);
     double b3 = fmin(1 << 20, (double)maxb - HDR), b4 = (double)maxb - HDR;
-    double rest = fmax(0, 0.95 * (double)budget - (double)nmsg * (HDR + 0.36 * b1 + 0.25 * avg_logu(b1 + 1, b2)));
-    double pm = b3 > b2 ? fmin(0.02, (b4 > b3 ? 0.3 : 1) * rest / ((double)nmsg * avg_logu(b2, b3))) : 0;
+    double rest = fmax(
+        0, 0.95 * (double)budget - (double)nmsg * (HDR + 0.36 * b1 + 0.25 * avg_logu(b1 + 1, b2)));
+    double pm =
+        b3 > b2 ? fmin(0.02, (b4 > b3 ? 0.3 : 1) * rest / ((double)nmsg * avg_logu(b2, b3))) : 0;
     double pl = b4 > b3 ? fmin(0.02, 0.7 * rest / ((double)nmsg * (b3 + b4) / 2)) : 0;
     rs = seed * 0x2545F4914F6CDD1DULL + 12345;
     for (k = 0; k < nmsg; k++) {
@@ -172,11 +201,16 @@ int main(int argc, char **argv) {
       m->dst = rnd(&rs, P);
       m->comm = rnd(&rs, NC);
       m->tag = rnd(&rs, NTAGS);
-      if (u < pl) body = (int64_t)(b3 + unif(&rs) * (b4 - b3));
-      else if (u < pl + pm) body = logu(&rs, b2, b3);
-      else if (u < pl + pm + 0.25) body = logu(&rs, b1 + 1, b2);
-      else body = rnd(&rs, (int)b1 + 1);
-      if (total + HDR + body + (int64_t)HDR * (nmsg - k - 1) > budget) body = 0; /* stay in budget */
+      if (u < pl)
+        body = (int64_t)(b3 + unif(&rs) * (b4 - b3));
+      else if (u < pl + pm)
+        body = logu(&rs, b2, b3);
+      else if (u < pl + pm + 0.25)
+        body = logu(&rs, b1 + 1, b2);
+      else
+        body = rnd(&rs, (int)b1 + 1);
+      if (total + HDR + body + (int64_t)HDR * (nmsg - k - 1) > budget)
+        body = 0; /* stay in budget */
       m->size = HDR + body;
       m->seq = pairseq[(m->src * P + m->dst) * NC + m->comm]++;
       total += m->size;
@@ -190,7 +224,8 @@ int main(int argc, char **argv) {
   in_first = (int *)calloc((size_t)NS, sizeof(int));
   out_n = (int *)calloc((size_t)NS, sizeof(int));
   for (s = 0; s < NS; s++) { /* stream s: peer s / NC, communicator s % NC */
-    int in = pairseq[((s / NC) * P + me) * NC + s % NC], out = pairseq[(me * P + s / NC) * NC + s % NC];
+    int in = pairseq[((s / NC) * P + me) * NC + s % NC],
+        out = pairseq[(me * P + s / NC) * NC + s % NC];
     in_list[s] = (int *)malloc(sizeof(int) * (size_t)(in + 1));
     in_got[s] = (char *)calloc((size_t)in + 1, 1);
     out_list[s] = (int *)malloc(sizeof(int) * (size_t)(out + 1));
@@ -208,14 +243,16 @@ int main(int argc, char **argv) {
   for (k = 0; k < nmsg && inj_k < 0 && strcmp(inject, "none"); k++) {
     const msg_t *m = &sched[k];
     long q;
-    if (m->src != inj_rank) continue;
+    if (m->src != inj_rank || (P > 1 && m->dst == inj_rank)) continue; /* not a self-message */
     if (!strcmp(inject, "lose") || (!strcmp(inject, "corrupt") && m->size > HDR)) inj_k = (int)k;
     if (strcmp(inject, "dup") && strcmp(inject, "reorder")) continue;
     for (q = k + 1; q < nmsg; q++)
       if (sched[q].src == m->src && sched[q].dst == m->dst && sched[q].comm == m->comm) break;
-    if (q < nmsg && sched[q].tag == m->tag && (inject[0] == 'r' || m->size <= 1024)) inj_k = (int)k, inj_k2 = (int)q;
+    if (q < nmsg && sched[q].tag == m->tag && (inject[0] == 'r' || m->size <= 1024))
+      inj_k = (int)k, inj_k2 = (int)q;
   }
-  CHECK(!strcmp(inject, "none") || inj_k >= 0, "-inject %s: unknown or no candidate message", inject);
+  CHECK(!strcmp(inject, "none") || inj_k >= 0, "-inject %s: unknown or no candidate message",
+        inject);
   if (me == inj_rank && inj_k2 >= 0 && inject[0] == 'r') { /* swap the posting order */
     int os = sched[inj_k].dst * NC + sched[inj_k].comm;
     for (j = 0; j + 1 < out_n[os]; j++)
@@ -225,11 +262,12 @@ int main(int argc, char **argv) {
         break;
       }
   }
-  mcmt_out("stress_p2p: ranks %d, seed %llu, messages %ld, bytes %lld (budget %lld), max %lld B\n", P,
-           (unsigned long long)seed, nmsg, (long long)total, (long long)budget, (long long)maxb);
-  mcmt_out("message bodies: <= 256 B: %lld, <= 64 KiB: %lld, <= 1 MiB: %lld, > 1 MiB: %lld\n", (long long)cls[0],
-           (long long)cls[1], (long long)cls[2], (long long)cls[3]);
-  if (strcmp(inject, "none")) mcmt_out("injecting: %s (rank %d, message %d)\n", inject, inj_rank, inj_k);
+  mcmt_out("stress_p2p: ranks %d, seed %llu, messages %ld, bytes %lld (budget %lld), max %lld B\n",
+           P, (unsigned long long)seed, nmsg, (long long)total, (long long)budget, (long long)maxb);
+  mcmt_out("message bodies: <= 256 B: %lld, <= 64 KiB: %lld, <= 1 MiB: %lld, > 1 MiB: %lld\n",
+           (long long)cls[0], (long long)cls[1], (long long)cls[2], (long long)cls[3]);
+  if (strcmp(inject, "none"))
+    mcmt_out("injecting: %s (rank %d, message %d)\n", inject, inj_rank, inj_k);
 
   /* Requests: NS*SW send slots, 1 slot for the dup, RW receive slots, barrier. */
   rbase = NS * SW + 1;
@@ -263,17 +301,22 @@ int main(int argc, char **argv) {
              (out_cnt[s] == 0 || out_bytes[s] + sched[out_list[s][out_next[s]]].size <= SCAP)) {
         int kk = out_list[s][out_next[s]++], sl = s * SW, inj = kk == inj_k && me == inj_rank;
         const msg_t *m = &sched[kk];
-        if (inj && inject[0] == 'l') { sends_left--; continue; } /* lose it */
+        if (inj && inject[0] == 'l') {
+          sends_left--;
+          continue;
+        } /* lose it */
         while (rq[sl] != MPI_REQUEST_NULL) sl++;
         buf[sl] = build(kk, seed);
-        if (inj && inject[0] == 'c') buf[sl][HDR + (m->size - HDR) / 2] ^= 0x20; /* after the checksum */
+        if (inj && inject[0] == 'c')
+          buf[sl][HDR + (m->size - HDR) / 2] ^= 0x20; /* after the checksum */
         MPI_Isend(buf[sl], (int)m->size, MPI_BYTE, m->dst, m->tag, comms[m->comm], &rq[sl]);
         slot[sl] = kk;
         out_cnt[s]++;
         out_bytes[s] += m->size;
         if (inj && inject[0] == 'd') { /* send it twice */
           buf[rbase - 1] = build(kk, seed);
-          MPI_Isend(buf[rbase - 1], (int)m->size, MPI_BYTE, m->dst, m->tag, comms[m->comm], &rq[rbase - 1]);
+          MPI_Isend(buf[rbase - 1], (int)m->size, MPI_BYTE, m->dst, m->tag, comms[m->comm],
+                    &rq[rbase - 1]);
           slot[rbase - 1] = -1;
         }
       }
@@ -299,7 +342,8 @@ int main(int argc, char **argv) {
           if (kind == 1) { /* source, ANY_TAG */
             ok = o_s[st] < n, ps = st / NC, bs = maxsize(st, -1);
           } else if (kind == 2) { /* source, tag */
-            ok = o_st[st * NTAGS + t] < prefix(st, t, NULL, NULL), ps = st / NC, pt = t, bs = maxsize(st, t);
+            ok = o_st[st * NTAGS + t] < prefix(st, t, NULL, NULL), ps = st / NC, pt = t,
+            bs = maxsize(st, t);
           } else { /* ANY_SOURCE, tag */
             for (s = comm, sum = 0; s < NS; s += NC) sum += prefix(s, t, NULL, NULL);
             ok = o_t[comm * NTAGS + t] < sum, pt = t;
@@ -321,10 +365,14 @@ int main(int argc, char **argv) {
       r_out++;
       left--;
       cnt[9 + kind]++;
-      if (kind == 0) o_any[comm]++;
-      else if (kind == 1) o_s[ps * NC + comm]++;
-      else if (kind == 2) o_st[(ps * NC + comm) * NTAGS + pt]++;
-      else o_t[comm * NTAGS + pt]++;
+      if (kind == 0)
+        o_any[comm]++;
+      else if (kind == 1)
+        o_s[ps * NC + comm]++;
+      else if (kind == 2)
+        o_st[(ps * NC + comm) * NTAGS + pt]++;
+      else
+        o_t[comm * NTAGS + pt]++;
     }
     if (left == 0) draining = 1;
 
@@ -352,27 +400,34 @@ int main(int argc, char **argv) {
       c = pat_c[sl];
       r_out--;
       rbytes -= slot[sl];
-      if (pat_s[sl] == MPI_ANY_SOURCE && pat_t[sl] == MPI_ANY_TAG) o_any[c]--;
-      else if (pat_t[sl] == MPI_ANY_TAG) o_s[pat_s[sl] * NC + c]--;
-      else if (pat_s[sl] != MPI_ANY_SOURCE) o_st[(pat_s[sl] * NC + c) * NTAGS + pat_t[sl]]--;
-      else o_t[c * NTAGS + pat_t[sl]]--;
+      if (pat_s[sl] == MPI_ANY_SOURCE && pat_t[sl] == MPI_ANY_TAG)
+        o_any[c]--;
+      else if (pat_t[sl] == MPI_ANY_TAG)
+        o_s[pat_s[sl] * NC + c]--;
+      else if (pat_s[sl] != MPI_ANY_SOURCE)
+        o_st[(pat_s[sl] * NC + c) * NTAGS + pat_t[sl]]--;
+      else
+        o_t[c * NTAGS + pat_t[sl]]--;
       MPI_Test_cancelled(&sts[i], &cancelled);
       MPI_Get_count(&sts[i], MPI_BYTE, &count);
       memcpy(&h, buf[sl], HDR);
       s = sts[i].MPI_SOURCE;
       st = s * NC + c;
       if (cancelled) {
-      } else if (count < HDR || h.magic != MAGIC || h.hdr_sum != fnv((unsigned char *)&h, HDR - 8) ||
-                 (int)h.src != s || (int)h.dst != me || (int)h.tagcomm != (sts[i].MPI_TAG | c << 16) ||
+      } else if (count < HDR || h.magic != MAGIC ||
+                 h.hdr_sum != fnv((unsigned char *)&h, HDR - 8) || (int)h.src != s ||
+                 (int)h.dst != me || (int)h.tagcomm != (sts[i].MPI_TAG | c << 16) ||
                  (int)h.size != count || s < 0 || s >= P || h.seq >= (uint64_t)in_n[st] ||
-                 sched[in_list[st][h.seq]].tag != sts[i].MPI_TAG || sched[in_list[st][h.seq]].size != count) {
+                 sched[in_list[st][h.seq]].tag != sts[i].MPI_TAG ||
+                 sched[in_list[st][h.seq]].size != count) {
         cnt[5]++; /* unidentifiable */
-        printf("FAIL: stress_p2p rank %d: bad header from %d comm %d tag %d count %d\n", me, s, c, sts[i].MPI_TAG,
-               count);
+        printf("FAIL: stress_p2p rank %d: bad header from %d comm %d tag %d count %d\n", me, s, c,
+               sts[i].MPI_TAG, count);
       } else if (in_got[st][h.seq]) {
         cnt[4]++;
         dups++; /* one more receive for the message still due */
-        printf("FAIL: stress_p2p rank %d: duplicate of message %d from %d comm %d\n", me, (int)h.seq, s, c);
+        printf("FAIL: stress_p2p rank %d: duplicate of message %d from %d comm %d\n", me,
+               (int)h.seq, s, c);
       } else {
         in_got[st][h.seq] = 1;
         got++;
@@ -380,11 +435,13 @@ int main(int argc, char **argv) {
         cnt[2] += count;
         if (h.body_sum != fnv(buf[sl] + HDR, (size_t)count - HDR)) {
           cnt[5]++;
-          printf("FAIL: stress_p2p rank %d: body checksum of message %d from %d comm %d\n", me, (int)h.seq, s, c);
+          printf("FAIL: stress_p2p rank %d: body checksum of message %d from %d comm %d\n", me,
+                 (int)h.seq, s, c);
         }
         if (p < expected + 64) {
           rec_t *r = &rec[p];
-          r->st = st, r->t = sts[i].MPI_TAG, r->seq = (int)h.seq, r->valid = 1, r->anytag = pat_t[sl] == MPI_ANY_TAG;
+          r->st = st, r->t = sts[i].MPI_TAG, r->seq = (int)h.seq, r->valid = 1,
+          r->anytag = pat_t[sl] == MPI_ANY_TAG;
         }
       }
       free(buf[sl]);
@@ -401,8 +458,11 @@ int main(int argc, char **argv) {
         fflush(stdout);
         MPI_Abort(MPI_COMM_WORLD, 2);
       }
-      printf("FAIL: stress_p2p rank %d: no progress for %g s: %ld of %ld received, %d receives and %ld sends "
-             "pending; giving up on them\n", me, timeout, got, expected, r_out, sends_left);
+      printf(
+          "FAIL: stress_p2p rank %d: no progress for %g s: %ld of %ld received, %d receives and "
+          "%ld sends "
+          "pending; giving up on them\n",
+          me, timeout, got, expected, r_out, sends_left);
       fflush(stdout);
       cnt[8]++;
       for (i = rbase; i < bar; i++)
@@ -421,7 +481,8 @@ int main(int argc, char **argv) {
   for (s = 0; s < NS; s++)
     for (j = 0; j < in_n[s]; j++) cnt[3] += !in_got[s][j];
   {
-    int *last_st = (int *)malloc(sizeof(int) * (size_t)NS * NTAGS), *last_s = (int *)malloc(sizeof(int) * (size_t)NS);
+    int *last_st = (int *)malloc(sizeof(int) * (size_t)NS * NTAGS),
+        *last_s = (int *)malloc(sizeof(int) * (size_t)NS);
     for (i = 0; i < NS * NTAGS; i++) last_st[i] = -1;
     for (i = 0; i < NS; i++) last_s[i] = -1;
     for (k = 0; k < posts && k < expected + 64; k++) {
@@ -430,8 +491,10 @@ int main(int argc, char **argv) {
       if (!r->valid) continue;
       if (r->seq <= *a || (r->anytag && r->seq <= last_s[r->st])) {
         cnt[6]++;
-        printf("FAIL: stress_p2p rank %d: message %d from %d comm %d tag %d received after a later one\n", me,
-               r->seq, r->st / NC, r->st % NC, r->t);
+        printf(
+            "FAIL: stress_p2p rank %d: message %d from %d comm %d tag %d received after a later "
+            "one\n",
+            me, r->seq, r->st / NC, r->st % NC, r->t);
       }
       if (r->seq > *a) *a = r->seq;
       if (r->anytag && r->seq > last_s[r->st]) last_s[r->st] = r->seq;
@@ -444,12 +507,15 @@ int main(int argc, char **argv) {
   mcmt_out_gathered("messages received per rank", (int)expected);
   if (me == 0) {
     printf("sent: %lld messages\nreceived: %lld messages, %lld bytes\n", g[0], g[1], g[2]);
-    printf("lost: %lld\nduplicated: %lld\ncorrupted: %lld\nmisordered: %lld\ntimeouts: %lld\n", g[3], g[4], g[5],
-           g[6], g[8]);
-    fprintf(stderr, "stress_p2p: note: %.2f s, %.1f MB/s; receives any/any %lld, src/any %lld, src/tag %lld, "
-            "any/tag %lld in %lld phases\n", t0, (double)g[2] / t0 / 1e6, g[9], g[10], g[11], g[12], g[13]);
-    CHECK(g[0] == nmsg && g[1] == nmsg && g[2] == total, "totals: sent %lld received %lld bytes %lld", g[0], g[1],
-          g[2]);
+    printf("lost: %lld\nduplicated: %lld\ncorrupted: %lld\nmisordered: %lld\ntimeouts: %lld\n",
+           g[3], g[4], g[5], g[6], g[8]);
+    fprintf(
+        stderr,
+        "stress_p2p: note: %.2f s, %.1f MB/s; receives any/any %lld, src/any %lld, src/tag %lld, "
+        "any/tag %lld in %lld phases\n",
+        t0, (double)g[2] / t0 / 1e6, g[9], g[10], g[11], g[12], g[13]);
+    CHECK(g[0] == nmsg && g[1] == nmsg && g[2] == total,
+          "totals: sent %lld received %lld bytes %lld", g[0], g[1], g[2]);
     CHECK(g[3] == 0 && g[4] == 0 && g[5] == 0 && g[6] == 0 && g[8] == 0, "verification failed");
     fflush(stdout);
   }
