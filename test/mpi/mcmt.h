@@ -38,6 +38,16 @@ static inline void mcmt_check(int ok, const char *fmt, ...) {
 }
 #define CHECK(cond, ...) mcmt_check((cond) ? 1 : 0, __VA_ARGS__)
 
+/* Pairs the ranks (0,1), (2,3), ...: *partner is the other member of this rank's pair
+ * (MPI_PROC_NULL for the last rank of an odd world), *is_a is set on the even member and
+ * *is_b on the odd one (both 0 without a partner). */
+static inline void mcmt_pairs(int *partner, int *is_a, int *is_b) {
+  *partner = mcmt_rank ^ 1;
+  if (*partner >= mcmt_size) *partner = MPI_PROC_NULL;
+  *is_a = *partner != MPI_PROC_NULL && mcmt_rank % 2 == 0;
+  *is_b = *partner != MPI_PROC_NULL && mcmt_rank % 2 == 1;
+}
+
 /* Print from rank 0 only (deterministic output). */
 #if defined(__GNUC__)
 __attribute__((format(printf, 1, 2)))

@@ -25,10 +25,7 @@ int main(int argc, char **argv) {
   mcmt_init("p2p_cancel");
   rank = mcmt_rank;
   size = mcmt_size;
-  partner = rank ^ 1;
-  if (partner >= size) partner = MPI_PROC_NULL;
-  isA = partner != MPI_PROC_NULL && rank % 2 == 0;
-  isB = partner != MPI_PROC_NULL && rank % 2 == 1;
+  mcmt_pairs(&partner, &isA, &isB);
   mcmt_out("world size: %d\n", size);
   MPI_Comm_dup(MPI_COMM_WORLD, &quiet);
   MPI_Comm_dup(MPI_COMM_WORLD, &info);

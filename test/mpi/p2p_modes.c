@@ -45,10 +45,7 @@ int main(int argc, char **argv) {
   mcmt_init("p2p_modes");
   rank = mcmt_rank;
   size = mcmt_size;
-  partner = rank ^ 1;
-  if (partner >= size) partner = MPI_PROC_NULL;
-  isA = partner != MPI_PROC_NULL && rank % 2 == 0;
-  isB = partner != MPI_PROC_NULL && rank % 2 == 1;
+  mcmt_pairs(&partner, &isA, &isB);
   mcmt_out("world size: %d, pairs: %d\n", size, size / 2);
   MPI_Comm_dup(MPI_COMM_WORLD, &note);
   big = (int *)malloc(BIG);

@@ -29,10 +29,7 @@ int main(int argc, char **argv) {
   mcmt_init("p2p_persistent");
   rank = mcmt_rank;
   size = mcmt_size;
-  partner = rank ^ 1;
-  if (partner >= size) partner = MPI_PROC_NULL;
-  isA = partner != MPI_PROC_NULL && rank % 2 == 0;
-  isB = partner != MPI_PROC_NULL && rank % 2 == 1;
+  mcmt_pairs(&partner, &isA, &isB);
   mcmt_out("world size: %d\n", size);
 
   /* Inactive requests: Wait/Test return an empty status; Request_free. */

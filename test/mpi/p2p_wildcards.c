@@ -85,10 +85,7 @@ int main(int argc, char **argv) {
   mcmt_init("p2p_wildcards");
   rank = mcmt_rank;
   size = mcmt_size;
-  partner = rank ^ 1;
-  if (partner >= size) partner = MPI_PROC_NULL;
-  isA = partner != MPI_PROC_NULL && rank % 2 == 0;
-  isB = partner != MPI_PROC_NULL && rank % 2 == 1;
+  mcmt_pairs(&partner, &isA, &isB);
   mcmt_out("world size: %d\n", size);
 
   /* Pair tests: A sends tags 7, 8, 9 (1, 2, 3 ints), then 5 bytes tag 10. */
