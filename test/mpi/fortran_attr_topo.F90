@@ -6,19 +6,8 @@
 ! Cart_coords/Cart_shift; Intercomm_create with world as the peer plus
 ! Intercomm_merge; Comm_set_errhandler(world, MPI_ERRORS_RETURN) and the
 ! error class of a send to rank == size (MPI_ERR_RANK).
-#ifdef MCM_USE_MPI_MODULE
-#define FLAVOUR 'f90'
-#else
-#define FLAVOUR 'f77'
-#endif
 program fortran_attr_topo
-#ifdef MCM_USE_MPI_MODULE
-  use mpi
-#endif
-  implicit none
-#ifndef MCM_USE_MPI_MODULE
-  include 'mpif.h'
-#endif
+#include "mcmt_fortran_head.inc"
   integer :: ierr, rank, nprocs, nfail, x, y, key, dup, res, cls, eh
   integer :: cart, dims(2), coords(2), src, dst, local, inter, merged, nlow, high
   logical :: periods(2), flag

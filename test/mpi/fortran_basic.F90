@@ -5,19 +5,8 @@
 ! carry world ranks); Allreduce/Bcast/Alltoall on world; Comm_split and
 ! Comm_dup with traffic inside them; MPI_STATUS_IGNORE/MPI_STATUSES_IGNORE
 ! on world. Rank 0 prints gathered results.
-#ifdef MCM_USE_MPI_MODULE
-#define FLAVOUR 'f90'
-#else
-#define FLAVOUR 'f77'
-#endif
 program fortran_basic
-#ifdef MCM_USE_MPI_MODULE
-  use mpi
-#endif
-  implicit none
-#ifndef MCM_USE_MPI_MODULE
-  include 'mpif.h'
-#endif
+#include "mcmt_fortran_head.inc"
   integer :: ierr, rank, nprocs, nfail, i, x, y, res, src
   integer :: wgroup, sgroup, gsize, split, dup, srank, ssize
   integer :: status(MPI_STATUS_SIZE)

@@ -7,19 +7,8 @@
 ! file. Then Win_create over world, a fence epoch with Put to the right
 ! neighbour and Accumulate(SUM) into rank 0, Win_get_group vs world group.
 ! The window memory lives in a COMMON block (so the optimiser cannot cache it across fences).
-#ifdef MCM_USE_MPI_MODULE
-#define FLAVOUR 'f90'
-#else
-#define FLAVOUR 'f77'
-#endif
 program fortran_io_rma
-#ifdef MCM_USE_MPI_MODULE
-  use mpi
-#endif
-  implicit none
-#ifndef MCM_USE_MPI_MODULE
-  include 'mpif.h'
-#endif
+#include "mcmt_fortran_head.inc"
   integer :: wbuf(2)
   common /f77win/ wbuf
   integer, parameter :: B = 32

@@ -9,19 +9,8 @@
 ! MPI_Type_vector sent and received as contiguous; MPI_PROC_NULL (status
 ! source MPI_PROC_NULL, tag MPI_ANY_TAG, count 0); MPI_STATUS_IGNORE and
 ! MPI_STATUSES_IGNORE. Rank 0 prints gathered results.
-#ifdef MCM_USE_MPI_MODULE
-#define FLAVOUR 'f90'
-#else
-#define FLAVOUR 'f77'
-#endif
 program p2p_fortran
-#ifdef MCM_USE_MPI_MODULE
-  use mpi
-#endif
-  implicit none
-#ifndef MCM_USE_MPI_MODULE
-  include 'mpif.h'
-#endif
+#include "mcmt_fortran_head.inc"
   integer :: ierr, rank, nprocs, nfail, partner, i, k, it, cnt, idx, val, vtype, bsize, dsize
   logical :: isA, isB, flag, ok
   integer :: status(MPI_STATUS_SIZE), stats(MPI_STATUS_SIZE, 4)

@@ -9,19 +9,8 @@
 ! addresses; Ssend/Rsend/Issend/Irsend/Sendrecv_replace/Probe; arrays longer than the
 ! bridges' stack buffers; an array mixing an MPI_Ibarrier request with receives;
 ! MPI_STATUS_IGNORE / MPI_STATUSES_IGNORE. Rank 0 prints gathered results.
-#ifdef MCM_USE_MPI_MODULE
-#define FLAVOUR 'f90'
-#else
-#define FLAVOUR 'f77'
-#endif
 program fortran_p2p_bridge
-#ifdef MCM_USE_MPI_MODULE
-  use mpi
-#endif
-  implicit none
-#ifndef MCM_USE_MPI_MODULE
-  include 'mpif.h'
-#endif
+#include "mcmt_fortran_head.inc"
   integer, parameter :: nbig = 24
   integer :: ierr, rank, nprocs, nfail, right, left, i, j, k, idx, outcount, total, cnt
   integer :: status(MPI_STATUS_SIZE), stats(MPI_STATUS_SIZE, 2 * nbig)
