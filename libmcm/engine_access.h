@@ -24,7 +24,7 @@ inline const Context* managed(MPI_Comm comm) {
 }
 
 /// The engine lock for one step of a wrapper.
-using Lock = std::lock_guard<std::recursive_mutex>;
+using Lock = std::lock_guard<engine::FairLock>;
 
 /// Waiting politely: spin a little, then give the core away between polls (the job is
 /// usually oversubscribed: daemons share the VM's cores with the ranks).

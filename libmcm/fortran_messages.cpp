@@ -79,7 +79,7 @@ MessageTable& table() {
 bool engine_owns(MPI_Message c) {
   if (c == MPI_MESSAGE_NULL || c == MPI_MESSAGE_NO_PROC) return false;
   auto& engine = mcm::engine::Engine::instance();
-  std::lock_guard<std::recursive_mutex> lock(engine.lock());
+  std::lock_guard<mcm::engine::FairLock> lock(engine.lock());
   return engine.owns(c);
 }
 

@@ -20,7 +20,7 @@
 
 #include <mpi.h>
 
-#include <mutex>
+#include "fair_lock.h"
 #include <unordered_map>
 #include <unordered_set>
 
@@ -39,7 +39,7 @@ class Engine {
   /// Drains buffered sends, then forgets everything. Before PMPI_Finalize.
   void stop();
   bool active() const { return active_; }
-  std::recursive_mutex& lock() { return mutex_; }
+  FairLock& lock() { return mutex_; }
   ContextRegistry& contexts() { return contexts_; }
 
   /// Starts a send or receive and returns its handle (a grequest, or a persistent
@@ -103,7 +103,7 @@ class Engine {
 
   bool active_ = false;
   const mcm::Layout* layout_ = nullptr;
-  std::recursive_mutex mutex_;
+  FairLock mutex_;
   ContextRegistry contexts_;
   FrameIO frames_;
   Matcher<Message, Op> matcher_;
