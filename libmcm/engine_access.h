@@ -2,8 +2,9 @@
 #pragma once
 
 #include <mpi.h>
-#include <sched.h>
 
+#include <algorithm>
+#include <chrono>
 #include <mutex>
 
 #include "engine/engine.h"
@@ -26,17 +27,32 @@ inline const Context* managed(MPI_Comm comm) {
 /// The engine lock for one step of a wrapper.
 using Lock = std::lock_guard<engine::FairLock>;
 
-/// Waiting politely: spin a little, then give the core away between polls (the job is
-/// usually oversubscribed: daemons share the VM's cores with the ranks).
+/// Waiting politely: poll a few times, then sleep on this rank's doorbell between polls,
+/// from kMinSleep doubling up to kMaxSleep. Frames handed to this rank ring the doorbell
+/// and end the sleep at once, and so does the end of a large frame's transfer to or from
+/// the daemon (frame_io.h); the timeout bounds the delay of what rings nothing
+/// (completions of native requests, such as collectives).
+/// Not sched_yield(): on an oversubscribed VM (daemons share the cores with the ranks)
+/// yield-spinning ranks took the CPU the daemons needed to forward their messages (CG class
+/// B ran 3-10x slower in relay mode than with sleeping waits).
 class Backoff {
  public:
+  static constexpr int kSpins = 16;
+  static constexpr std::chrono::microseconds kMinSleep{10}, kMaxSleep{100};
+
   void idle() {
-    if (++idle_ > 64) sched_yield();
+    if (++idle_ <= kSpins) return;
+    the_engine().doorbell().wait(sleep_);
+    sleep_ = std::min(sleep_ * 2, kMaxSleep);
   }
-  void moved() { idle_ = 0; }
+  void moved() {
+    idle_ = 0;
+    sleep_ = kMinSleep;
+  }
 
  private:
   int idle_ = 0;
+  std::chrono::microseconds sleep_ = kMinSleep;
 };
 
 /// Raises `error` on `comm`'s error handler as MPI would, and returns it.

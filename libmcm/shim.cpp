@@ -93,7 +93,10 @@ void start() {
                  "passing every MPI call through unchanged\n");
     return;
   }
-  g_layout = bootstrap(Role::application);
+  const bool relay = std::strcmp(mode, "relay") == 0;
+  mcm::Doorbell& bell = mcm::engine::Engine::instance().doorbell();
+  if (relay) bell.open(/*listen=*/true);  // best effort: without it, waits poll on a timer
+  g_layout = bootstrap(Role::application, bell.address());
   // Correctness holds without daemons (the application world is still exact): say so once.
   const bool first_app_rank = g_layout.world_rank_of_app_rank.front() == g_layout.world_rank;
   if (g_layout.daemon_count == 0 && first_app_rank) {
@@ -111,7 +114,7 @@ void start() {
   mcm_app_world_f = PMPI_Comm_c2f(g_layout.role_comm);
   mcm_app_world = g_layout.role_comm;
   g_active = true;
-  if (std::strcmp(mode, "relay") == 0 && !any_rank_multithreaded()) start_engine();
+  if (relay && !any_rank_multithreaded()) start_engine();
 }
 
 /// One record file per rank in the run's log directory (MCM_LOG_DIR), as the thesis

@@ -16,6 +16,9 @@ namespace {
 /// PMPI_Imrecv, so that the event loop never stalls on a transfer.
 constexpr int kReceiveAtOnceBytes = 4096;
 
+/// How long held frames may sit without any frame moving before the relay says so.
+constexpr std::chrono::seconds kStallReport{5};
+
 }  // namespace
 namespace {
 
@@ -84,7 +87,11 @@ MpiPoller::Progress Relay::step() {
       if (pool_.has_room(slot)) taken += take_frames(slot);
   }
   if (draining_) check_drained();
-  if (taken > 0) return MpiPoller::Progress::moved;
+  if (taken > 0) {
+    note_movement();
+    return MpiPoller::Progress::moved;
+  }
+  report_stall_if_any();
   return pool_.frames_held() > 0 ? MpiPoller::Progress::waiting : MpiPoller::Progress::idle;
 }
 
@@ -113,10 +120,14 @@ int Relay::take_frames(int slot) {
       send_received(slot);
       continue;
     }
+    // A large frame moves by rendezvous: its sender must run MPI's progress to push it
+    // (TCP) or to see it finished (shared memory), so its doorbell is rung at both ends.
     MPI_Request request;
     PMPI_Imrecv(held->frame.data.get(), bytes, MPI_BYTE, &message, &request);
+    ring(held->sender);
     poller_.watch(request, [this, held, slot](const MPI_Status&) {
       held->received = true;
+      ring(held->sender);
       send_received(slot);
     });
   }
@@ -168,10 +179,51 @@ void Relay::forward(const std::shared_ptr<Held>& held) {
   MPI_Request request;
   PMPI_Isend(frame->data.get(), static_cast<int>(frame->bytes), MPI_BYTE, hop.next,
              wire::data_tag(destination), layout_.private_comm, &request);
-  poller_.watch(request, [this, held](const MPI_Status&) { pool_.release(held->frame); });
-  const int next_vm = layout_.vm_of_world_rank[static_cast<size_t>(hop.next)];
-  if (layout_.daemon_of_vm[static_cast<size_t>(next_vm)] == hop.next)
-    doorbell_.ring(layout_.doorbell_of_vm[static_cast<size_t>(next_vm)]);
+  poller_.watch(request, [this, held](const MPI_Status&) {
+    pool_.release(held->frame);
+    note_movement();
+  });
+  ring(hop.next);
+}
+
+void Relay::ring(int world_rank) const {
+  doorbell_.ring(layout_.doorbell_of_world_rank[static_cast<size_t>(world_rank)]);
+}
+
+void Relay::note_movement() {
+  last_movement_ = std::chrono::steady_clock::now();
+  if (stall_reported_) log_->warn("relay: frames are moving again");
+  stall_reported_ = false;
+}
+
+void Relay::report_stall_if_any() {
+  if (stall_reported_ || pool_.frames_held() == 0) return;
+  const auto still = std::chrono::steady_clock::now() - last_movement_;
+  if (still < kStallReport) return;
+  stall_reported_ = true;
+  std::string what;
+  std::size_t queued = 0;
+  const int slots = static_cast<int>(layout_.world_rank_of_app_rank.size());
+  for (int slot = 0; slot < slots; ++slot) {
+    if (pool_.held(slot) == 0) continue;
+    const auto& queue = receiving_[static_cast<size_t>(slot)];
+    std::size_t receiving = 0;
+    for (const auto& held : queue) receiving += held->received ? 0 : 1;
+    queued += queue.size();
+    what += "; for rank " +
+            std::to_string(layout_.world_rank_of_app_rank[static_cast<size_t>(slot)]) + ": " +
+            std::to_string(pool_.held(slot)) + " bytes held";
+    if (receiving > 0)
+      what += ", " + std::to_string(receiving) + " frame(s) still arriving (the first from " +
+              "world rank " + std::to_string(queue.front()->sender) + ")";
+    if (queue.size() > receiving)
+      what += ", " + std::to_string(queue.size() - receiving) + " arrived and queued behind them";
+  }
+  log_->warn(
+      "relay: stalled: {} frame(s) held and none moved for {} s; {} being sent on to their "
+      "next hop; {} MPI request(s) outstanding{}",
+      pool_.frames_held(), std::chrono::duration_cast<std::chrono::seconds>(still).count(),
+      pool_.frames_held() - queued, poller_.outstanding(), what);
 }
 
 void Relay::drain(std::chrono::milliseconds grace, std::function<void(bool)> done) {

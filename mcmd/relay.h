@@ -12,6 +12,9 @@
 //
 // Flow control: a destination whose quota is full is not probed; its frames stay with
 // their senders, who wait. Memory: see FramePool.
+// Stalls: when frames are held and none moved (taken or sent on) for 5 s, the
+// relay logs a warning naming, per destination, what it holds and where each frame is
+// stuck (receiving from its sender, or sending to its next hop); once per episode.
 // Shutdown: drain() keeps forwarding until no frame is held (no receive or send
 // outstanding), then stops polling and reports.
 #pragma once
@@ -75,7 +78,12 @@ class Relay {
   int take_frames(int slot);
   void send_received(int slot);
   void forward(const std::shared_ptr<Held>& held);
+  /// Rings a process's doorbell (mcm/doorbell.h): it has a frame coming, or a transfer of
+  /// its own to push or to finish.
+  void ring(int world_rank) const;
   void check_drained();
+  void note_movement();
+  void report_stall_if_any();
 
   const Layout& layout_;
   MpiPoller& poller_;
@@ -90,6 +98,8 @@ class Relay {
   /// Per destination slot: frames matched but not yet sent on, in match order.
   std::vector<std::deque<std::shared_ptr<Held>>> receiving_;
   bool warned_oversized_ = false;
+  std::chrono::steady_clock::time_point last_movement_ = std::chrono::steady_clock::now();
+  bool stall_reported_ = false;
   std::uint64_t dropped_ = 0;
   bool draining_ = false;
   std::chrono::steady_clock::time_point drain_deadline_;

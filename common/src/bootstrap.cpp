@@ -55,8 +55,11 @@ Layout bootstrap(Role role, DoorbellAddress doorbell) {
   PMPI_Allgather(&me, 4, MPI_INT, all.data(), 4, MPI_INT, MPI_COMM_WORLD);
 
   l.vm_of_world_rank.resize(all.size());
+  l.doorbell_of_world_rank.resize(all.size());
   for (size_t r = 0; r < all.size(); ++r) {
     l.vm_of_world_rank[r] = all[r].vm;
+    l.doorbell_of_world_rank[r] = DoorbellAddress{static_cast<std::uint32_t>(all[r].doorbell_ipv4),
+                                                  static_cast<std::uint16_t>(all[r].doorbell_port)};
     if (all[r].role == static_cast<int>(Role::daemon)) {
       l.daemon_count = std::max(l.daemon_count, all[r].vm + 1);
     } else {
@@ -69,8 +72,7 @@ Layout bootstrap(Role role, DoorbellAddress doorbell) {
     if (all[r].role != static_cast<int>(Role::daemon)) continue;
     const auto vm = static_cast<size_t>(all[r].vm);
     l.daemon_of_vm[vm] = static_cast<int>(r);
-    l.doorbell_of_vm[vm] = DoorbellAddress{static_cast<std::uint32_t>(all[r].doorbell_ipv4),
-                                           static_cast<std::uint16_t>(all[r].doorbell_port)};
+    l.doorbell_of_vm[vm] = l.doorbell_of_world_rank[r];
   }
   return l;
 }

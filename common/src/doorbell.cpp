@@ -5,6 +5,8 @@
 #include <net/if.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <poll.h>
+#include <time.h>
 #include <unistd.h>
 
 namespace mcm {
@@ -62,6 +64,19 @@ void Doorbell::drain() const {
   char buffer[64];
   while (fd_ >= 0 && recv(fd_, buffer, sizeof buffer, MSG_DONTWAIT) > 0) {
   }
+}
+
+bool Doorbell::wait(std::chrono::microseconds timeout) const {
+  const auto us = timeout.count();
+  const timespec t{static_cast<time_t>(us / 1000000), static_cast<long>(us % 1000000) * 1000};
+  if (fd_ < 0 || !address_.valid()) {
+    nanosleep(&t, nullptr);
+    return false;
+  }
+  pollfd p{fd_, POLLIN, 0};
+  if (ppoll(&p, 1, &t, nullptr) <= 0) return false;
+  drain();
+  return true;
 }
 
 }  // namespace mcm

@@ -36,6 +36,9 @@ class Engine {
   static Engine& instance();
 
   void start(const mcm::Layout& layout, std::size_t chunk_bytes);
+  /// This rank's doorbell: open it (listening) before bootstrap() to publish its address;
+  /// whoever hands this rank a frame rings it, and waiting loops sleep on it (Backoff).
+  mcm::Doorbell& doorbell() { return doorbell_; }
   /// Drains buffered sends, then forgets everything. Before PMPI_Finalize.
   void stop();
   bool active() const { return active_; }
@@ -105,6 +108,7 @@ class Engine {
   const mcm::Layout* layout_ = nullptr;
   FairLock mutex_;
   ContextRegistry contexts_;
+  mcm::Doorbell doorbell_;
   FrameIO frames_;
   Matcher<Message, Op> matcher_;
   MPI_Comm self_ = MPI_COMM_NULL;  ///< private dup of MPI_COMM_SELF for unpacking

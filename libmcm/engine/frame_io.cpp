@@ -7,15 +7,18 @@ namespace mcm::engine {
 namespace {
 
 constexpr int kMaxFramesPerPoll = 64;
+/// Open MPI's shared-memory eager limit: larger frames move by rendezvous.
+constexpr int kRendezvousFromBytes = 4096;
 
 }  // namespace
 
-void FrameIO::start(const mcm::Layout& layout, std::size_t chunk_bytes, bool via_daemons) {
+void FrameIO::start(const mcm::Layout& layout, std::size_t chunk_bytes, bool via_daemons,
+                    const Doorbell& bell) {
   layout_ = &layout;
   chunk_bytes_ = std::max<std::size_t>(chunk_bytes, 1024);
   via_daemons_ = via_daemons && layout.local_daemon >= 0;
   my_tag_ = wire::data_tag(layout.world_rank);
-  if (via_daemons_) bell_.open(/*listen=*/false);
+  bell_ = &bell;
 }
 
 int FrameIO::next_hop(int destination) const {
@@ -46,8 +49,7 @@ int FrameIO::send(wire::Envelope e, const char* payload, Op* op) {
     offset += n;
     ++frames;
   } while (offset < e.message_bytes);
-  if (hop == layout_->local_daemon && hop != e.destination)
-    bell_.ring(layout_->doorbell_of_vm[static_cast<size_t>(layout_->vm)]);
+  bell_->ring(layout_->doorbell_of_world_rank[static_cast<size_t>(hop)]);
   return frames;
 }
 
@@ -86,6 +88,9 @@ bool FrameIO::poll(const FrameHandler& on_frame, const SentHandler& on_sent) {
     PMPI_Get_count(&status, MPI_BYTE, &bytes);
     if (scratch_.size() < static_cast<size_t>(bytes)) scratch_.resize(static_cast<size_t>(bytes));
     PMPI_Mrecv(scratch_.data(), bytes, MPI_BYTE, &message, MPI_STATUS_IGNORE);
+    // A large frame came by rendezvous: its sender can complete its send now.
+    if (bytes > kRendezvousFromBytes)
+      bell_->ring(layout_->doorbell_of_world_rank[static_cast<size_t>(status.MPI_SOURCE)]);
     wire::Envelope e;
     std::memcpy(&e, scratch_.data(), sizeof e);
     on_frame(e, scratch_.data() + sizeof e);

@@ -3,8 +3,8 @@
 // send(): cuts a message into frames of at most chunk_bytes payload, copies each into its
 // own buffer and hands it to MPI at once (PMPI_Isend), so MPI's own progress moves it even
 // while the application sits in a collective. The next hop of a frame to world rank D is
-// D itself when D is on this VM (or there is no daemon), else this VM's daemon, whose
-// doorbell it then rings once (mcm/doorbell.h) so that the daemon polls at once.
+// D itself when D is on this VM (or there is no daemon), else this VM's daemon; the next
+// hop's doorbell is then rung once (mcm/doorbell.h) so that it polls at once.
 // poll(): completes finished Isends (reporting each frame's Op) and receives up to a
 // bounded number of arrived frames (PMPI_Improbe + PMPI_Mrecv on this rank's data tag).
 // Not thread-safe: the engine lock is held by callers.
@@ -30,7 +30,9 @@ class FrameIO {
   using FrameHandler = std::function<void(const wire::Envelope&, const char* payload)>;
   using SentHandler = std::function<void(Op*)>;
 
-  void start(const mcm::Layout& layout, std::size_t chunk_bytes, bool via_daemons);
+  /// `bell` (kept by reference) rings the next hops.
+  void start(const mcm::Layout& layout, std::size_t chunk_bytes, bool via_daemons,
+             const Doorbell& bell);
 
   /// Sends the message described by `envelope` (message_bytes of `payload`) as frames;
   /// `op` (may be nullptr) is reported to on_sent once per frame that left.
@@ -54,7 +56,7 @@ class FrameIO {
   std::vector<std::unique_ptr<char[]>> buffers_;
   std::vector<Op*> ops_;
   std::vector<char> scratch_;
-  Doorbell bell_;
+  const Doorbell* bell_ = nullptr;
 };
 
 }  // namespace mcm::engine

@@ -52,6 +52,9 @@ for i in 1 2; do
   check "stress_p2p [${modes[$i]}]: exits 0 ($(cat "$work/stress$i.status"))" [ "$(cat "$work/stress$i.status")" = 0 ]
   check "stress_p2p [${modes[$i]}]: OK ($(grep -iE 'messages|lost|dup|corrupt|misorder' "$out" | tr '\n' ' '))" \
     grep -q "stress_p2p: OK" "$out"
+  # On a failure, what the daemons saw (stall reports) goes into the test's output.
+  grep -q "stress_p2p: OK" "$out" ||
+    grep -h -E "warn|error" "$work/logs-stress$i"/mcmd-vm*.log 2>/dev/null | tail -n 20 | sed 's/^/  mcmd: /'
 done
 check "the detour was taken: vm3's daemon forwarded vm1 -> vm2 frames in transit" \
   grep -qiE "transit" "$work/logs-stress2/mcmd-vm2.log"

@@ -4,6 +4,8 @@
 # relay.buffer_bytes = 16 MiB, every mcmd's resident memory must stay below its idle size
 # plus 16 MiB (the senders wait instead), and all messages must arrive intact afterwards.
 # Without flow control the receiving VM's daemon would hold most of the 144 MiB.
+# The receiving VM's daemon also reports the stall (frames held, none moving for 5 s)
+# naming rank 0, and says when its frames move again.
 # Usage: relay_memory_test.sh BUILD_DIR
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -37,8 +39,8 @@ wait $job
 idle=$(max_kb "$work/idle")
 
 # 2. The stream at a sleeping receiver.
-"$BUILD/bin/mcmrun" --mode relay --config "$work/mcm.yaml" --host vm1,vm2,vm3,vm4 -np 4 \
-  "$BUILD/test/system/sleepy_receiver" 10 48 </dev/null >"$work/out" 2>"$work/err" &
+"$BUILD/bin/mcmrun" --mode relay --config "$work/mcm.yaml" --log-dir "$work/logs" \
+  --host vm1,vm2,vm3,vm4 -np 4 "$BUILD/test/system/sleepy_receiver" 10 48 </dev/null >"$work/out" 2>"$work/err" &
 job=$!
 sample_rss $job "$work/rss"
 wait $job
@@ -53,4 +55,8 @@ check "daemon memory stays bounded: peak $((peak / 1024)) MiB < idle $((idle / 1
   [ "$peak" -lt $((idle + (bound_mib << 10))) ]
 check "the daemons did hold frames (peak $((peak - idle)) kB above idle): the bound was exercised" \
   [ "$peak" -gt $((idle + 1024)) ]
+log="$work/logs/mcmd-vm0.log"
+check "vm1's daemon reported the stall, naming rank 0 ($(grep -o 'stalled: [^;]*' "$log" | head -1))" \
+  grep -q "relay: stalled: .*for rank 0: " "$log"
+check "...and that its frames moved again" grep -q "relay: frames are moving again" "$log"
 finish

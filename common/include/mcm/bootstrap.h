@@ -45,10 +45,11 @@ struct Layout {
   std::vector<int> daemon_of_vm;           ///< world rank of each VM's daemon
   std::vector<int> world_rank_of_app_rank; ///< app-world rank -> world rank
   std::vector<DoorbellAddress> doorbell_of_vm;  ///< each VM's daemon's doorbell
+  std::vector<DoorbellAddress> doorbell_of_world_rank;  ///< invalid where a process has none
 };
 
 /// Runs the start-up protocol above. Collective over MPI_COMM_WORLD; calls only PMPI_*.
-/// A daemon passes its doorbell's address (mcm/doorbell.h); ranks pass none.
+/// Every process passes its doorbell's address (mcm/doorbell.h), or none.
 /// Cost: two splits, one dup, two small allgathers.
 Layout bootstrap(Role role, DoorbellAddress doorbell = {});
 

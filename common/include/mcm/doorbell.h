@@ -6,10 +6,15 @@
 // the daemon's event loop polls at once. Best effort: a lost or failed ring costs only
 // latency (the daemon's next timed poll finds the frame), never correctness.
 //
-// Addresses travel in bootstrap() (mcm/bootstrap.h): each daemon's IPv4 address (its first
-// non-loopback interface that is up) and port.
+// Application ranks of the engine have one too: the daemon that hands a frame to a rank,
+// or the rank of the same VM that sends one directly, rings it, so that a rank waiting for
+// a message can sleep (wait()) instead of spinning on cores the daemons need.
+//
+// Addresses travel in bootstrap() (mcm/bootstrap.h): each process's IPv4 address (its
+// first non-loopback interface that is up) and port.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 
 namespace mcm {
@@ -37,6 +42,9 @@ class Doorbell {
   void ring(const DoorbellAddress& to) const;
   /// Reads and discards every datagram waiting.
   void drain() const;
+  /// Sleeps until the doorbell rings or `timeout` passes; true if it rang (the datagrams
+  /// are drained). Without a listening socket: sleeps `timeout`, returns false.
+  bool wait(std::chrono::microseconds timeout) const;
 
  private:
   int fd_ = -1;
