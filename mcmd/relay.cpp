@@ -60,7 +60,7 @@ Relay::Relay(const Layout& layout, MpiPoller& poller, const Doorbell& doorbell,
       router_(make_router(layout, vm_names_, settings.routes)),
       pool_(settings.buffer_bytes, max_frame_bytes_,
             static_cast<int>(layout.world_rank_of_app_rank.size())),
-      receiving_(layout.world_rank_of_app_rank.size()) {
+      destinations_(layout.world_rank_of_app_rank.size()) {
   std::string routes;
   for (const Route& r : router_.routes().routes())
     routes += " " + to_string(r) + " (" + vm_names_[static_cast<size_t>(r.from)] + " -> " +
@@ -87,11 +87,8 @@ MpiPoller::Progress Relay::step() {
       if (pool_.has_room(slot)) taken += take_frames(slot);
   }
   if (draining_) check_drained();
-  if (taken > 0) {
-    note_movement();
-    return MpiPoller::Progress::moved;
-  }
-  report_stall_if_any();
+  report_stalls();
+  if (taken > 0) return MpiPoller::Progress::moved;
   return pool_.frames_held() > 0 ? MpiPoller::Progress::waiting : MpiPoller::Progress::idle;
 }
 
@@ -110,7 +107,8 @@ int Relay::take_frames(int slot) {
     auto held = std::make_shared<Held>();
     held->frame = pool_.take(slot, static_cast<size_t>(bytes));
     held->sender = status.MPI_SOURCE;
-    receiving_[static_cast<size_t>(slot)].push_back(held);
+    destinations_[static_cast<size_t>(slot)].receiving.push_back(held);
+    note_movement(slot);
     ++taken;
     if (bytes <= kReceiveAtOnceBytes) {
       // A small frame has arrived whole once it is matched: take it and forward it now,
@@ -135,7 +133,7 @@ int Relay::take_frames(int slot) {
 }
 
 void Relay::send_received(int slot) {
-  auto& queue = receiving_[static_cast<size_t>(slot)];
+  auto& queue = destinations_[static_cast<size_t>(slot)].receiving;
   while (!queue.empty() && queue.front()->received) {
     forward(queue.front());
     queue.pop_front();
@@ -179,9 +177,12 @@ void Relay::forward(const std::shared_ptr<Held>& held) {
   MPI_Request request;
   PMPI_Isend(frame->data.get(), static_cast<int>(frame->bytes), MPI_BYTE, hop.next,
              wire::data_tag(destination), layout_.private_comm, &request);
-  poller_.watch(request, [this, held](const MPI_Status&) {
+  const int slot = frame->destination;
+  ++destinations_[static_cast<size_t>(slot)].sending;
+  poller_.watch(request, [this, held, slot](const MPI_Status&) {
     pool_.release(held->frame);
-    note_movement();
+    --destinations_[static_cast<size_t>(slot)].sending;
+    note_movement(slot);
   });
   ring(hop.next);
 }
@@ -190,40 +191,36 @@ void Relay::ring(int world_rank) const {
   doorbell_.ring(layout_.doorbell_of_world_rank[static_cast<size_t>(world_rank)]);
 }
 
-void Relay::note_movement() {
-  last_movement_ = std::chrono::steady_clock::now();
-  if (stall_reported_) log_->warn("relay: frames are moving again");
-  stall_reported_ = false;
+void Relay::note_movement(int slot) {
+  Destination& d = destinations_[static_cast<size_t>(slot)];
+  d.last_movement = std::chrono::steady_clock::now();
+  if (d.stall_reported)
+    log_->info("relay: frames for rank {} are moving again",
+               layout_.world_rank_of_app_rank[static_cast<size_t>(slot)]);
+  d.stall_reported = false;
 }
 
-void Relay::report_stall_if_any() {
-  if (stall_reported_ || pool_.frames_held() == 0) return;
-  const auto still = std::chrono::steady_clock::now() - last_movement_;
-  if (still < kStallReport) return;
-  stall_reported_ = true;
-  std::string what;
-  std::size_t queued = 0;
-  const int slots = static_cast<int>(layout_.world_rank_of_app_rank.size());
+void Relay::report_stalls() {
+  const auto now = std::chrono::steady_clock::now();
+  const int slots = static_cast<int>(destinations_.size());
   for (int slot = 0; slot < slots; ++slot) {
-    if (pool_.held(slot) == 0) continue;
-    const auto& queue = receiving_[static_cast<size_t>(slot)];
-    std::size_t receiving = 0;
-    for (const auto& held : queue) receiving += held->received ? 0 : 1;
-    queued += queue.size();
-    what += "; for rank " +
-            std::to_string(layout_.world_rank_of_app_rank[static_cast<size_t>(slot)]) + ": " +
-            std::to_string(pool_.held(slot)) + " bytes held";
-    if (receiving > 0)
-      what += ", " + std::to_string(receiving) + " frame(s) still arriving (the first from " +
-              "world rank " + std::to_string(queue.front()->sender) + ")";
-    if (queue.size() > receiving)
-      what += ", " + std::to_string(queue.size() - receiving) + " arrived and queued behind them";
+    Destination& d = destinations_[static_cast<size_t>(slot)];
+    if (d.stall_reported || pool_.held(slot) == 0 || now - d.last_movement < kStallReport)
+      continue;
+    d.stall_reported = true;
+    std::size_t arriving = 0;
+    for (const auto& held : d.receiving) arriving += held->received ? 0 : 1;
+    std::string where = std::to_string(d.sending) + " being sent to the next hop";
+    if (arriving > 0)
+      where += ", " + std::to_string(arriving) + " still arriving (the first from world rank " +
+               std::to_string(d.receiving.front()->sender) + ")";
+    if (d.receiving.size() > arriving)
+      where += ", " + std::to_string(d.receiving.size() - arriving) + " arrived, queued behind them";
+    log_->info("relay: stalled: frames for rank {} ({} bytes) have not moved for {} s: {}",
+               layout_.world_rank_of_app_rank[static_cast<size_t>(slot)], pool_.held(slot),
+               std::chrono::duration_cast<std::chrono::seconds>(now - d.last_movement).count(),
+               where);
   }
-  log_->warn(
-      "relay: stalled: {} frame(s) held and none moved for {} s; {} being sent on to their "
-      "next hop; {} MPI request(s) outstanding{}",
-      pool_.frames_held(), std::chrono::duration_cast<std::chrono::seconds>(still).count(),
-      pool_.frames_held() - queued, poller_.outstanding(), what);
 }
 
 void Relay::drain(std::chrono::milliseconds grace, std::function<void(bool)> done) {

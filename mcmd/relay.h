@@ -12,9 +12,10 @@
 //
 // Flow control: a destination whose quota is full is not probed; its frames stay with
 // their senders, who wait. Memory: see FramePool.
-// Stalls: when frames are held and none moved (taken or sent on) for 5 s, the
-// relay logs a warning naming, per destination, what it holds and where each frame is
-// stuck (receiving from its sender, or sending to its next hop); once per episode.
+// Stalls: when a destination has frames held here and none of its frames moved (taken or
+// sent on) for 5 s, the relay logs where they are stuck (still arriving from their
+// sender, or being sent to the next hop), once per episode, and logs again when they
+// move. Level info, not warn: a receiver may simply be computing.
 // Shutdown: drain() keeps forwarding until no frame is held (no receive or send
 // outstanding), then stops polling and reports.
 #pragma once
@@ -82,8 +83,8 @@ class Relay {
   /// its own to push or to finish.
   void ring(int world_rank) const;
   void check_drained();
-  void note_movement();
-  void report_stall_if_any();
+  void note_movement(int slot);
+  void report_stalls();
 
   const Layout& layout_;
   MpiPoller& poller_;
@@ -95,11 +96,15 @@ class Relay {
   HopRouter router_;
   FramePool pool_;
   RelayCounters counters_;
-  /// Per destination slot: frames matched but not yet sent on, in match order.
-  std::vector<std::deque<std::shared_ptr<Held>>> receiving_;
+  /// Per destination slot.
+  struct Destination {
+    std::deque<std::shared_ptr<Held>> receiving;  ///< matched, not yet sent on, in order
+    std::size_t sending = 0;                      ///< frames whose onward send is pending
+    std::chrono::steady_clock::time_point last_movement = std::chrono::steady_clock::now();
+    bool stall_reported = false;
+  };
+  std::vector<Destination> destinations_;
   bool warned_oversized_ = false;
-  std::chrono::steady_clock::time_point last_movement_ = std::chrono::steady_clock::now();
-  bool stall_reported_ = false;
   std::uint64_t dropped_ = 0;
   bool draining_ = false;
   std::chrono::steady_clock::time_point drain_deadline_;
