@@ -51,22 +51,26 @@ void MpiPoller::wake() {
 
 void MpiPoller::poll() {
   const int n = static_cast<int>(requests_.size());
-  std::vector<int> done(requests_.size());
-  std::vector<MPI_Status> statuses(requests_.size());
+  done_.resize(requests_.size());
+  statuses_.resize(requests_.size());
   int count = 0;
-  if (n > 0) PMPI_Testsome(n, requests_.data(), &count, done.data(), statuses.data());
+  if (n > 0) PMPI_Testsome(n, requests_.data(), &count, done_.data(), statuses_.data());
   const bool completed = count != MPI_UNDEFINED && count > 0;
   if (completed) {
     // Detach the finished handlers first: a handler may watch() new requests.
     std::vector<std::pair<Handler, MPI_Status>> finished;
     for (int i = 0; i < count; ++i)
-      finished.emplace_back(std::move(handlers_[static_cast<size_t>(done[i])]), statuses[i]);
-    for (int i = n - 1; i >= 0; --i) {
-      if (requests_[static_cast<size_t>(i)] == MPI_REQUEST_NULL) {
-        requests_.erase(requests_.begin() + i);
-        handlers_.erase(handlers_.begin() + i);
-      }
+      finished.emplace_back(std::move(handlers_[static_cast<size_t>(done_[static_cast<size_t>(i)])]),
+                            statuses_[static_cast<size_t>(i)]);
+    size_t keep = 0;  // compact in one pass, keeping the order
+    for (size_t i = 0; i < requests_.size(); ++i) {
+      if (requests_[i] == MPI_REQUEST_NULL) continue;
+      requests_[keep] = requests_[i];
+      handlers_[keep] = std::move(handlers_[i]);
+      ++keep;
     }
+    requests_.resize(keep);
+    handlers_.resize(keep);
     for (auto& [handler, status] : finished) handler(status);
   }
   // Copied: the activity may replace or clear itself.

@@ -63,6 +63,8 @@ class MpiPoller {
   std::uint64_t generation_ = 0;  ///< of the pending timer wait; wake() supersedes it
   std::vector<MPI_Request> requests_;
   std::vector<Handler> handlers_;
+  std::vector<int> done_;             ///< PMPI_Testsome scratch, reused by every poll
+  std::vector<MPI_Status> statuses_;
   Activity activity_;
 };
 

@@ -57,13 +57,14 @@ bool FrameIO::poll(const FrameHandler& on_frame, const SentHandler& on_sent) {
   bool moved = false;
   if (!requests_.empty()) {
     int count = 0;
-    std::vector<int> done(requests_.size());
-    PMPI_Testsome(static_cast<int>(requests_.size()), requests_.data(), &count, done.data(),
+    done_.resize(requests_.size());
+    PMPI_Testsome(static_cast<int>(requests_.size()), requests_.data(), &count, done_.data(),
                   MPI_STATUSES_IGNORE);
     if (count != MPI_UNDEFINED && count > 0) {
       moved = true;
-      std::vector<Op*> sent;
-      for (int i = 0; i < count; ++i) sent.push_back(ops_[static_cast<size_t>(done[i])]);
+      sent_.clear();
+      for (int i = 0; i < count; ++i)
+        sent_.push_back(ops_[static_cast<size_t>(done_[static_cast<size_t>(i)])]);
       size_t keep = 0;
       for (size_t i = 0; i < requests_.size(); ++i) {
         if (requests_[i] == MPI_REQUEST_NULL) continue;
@@ -75,7 +76,7 @@ bool FrameIO::poll(const FrameHandler& on_frame, const SentHandler& on_sent) {
       requests_.resize(keep);
       buffers_.resize(keep);
       ops_.resize(keep);
-      for (Op* op : sent) on_sent(op);
+      for (Op* op : sent_) on_sent(op);
     }
   }
   for (int i = 0; i < kMaxFramesPerPoll; ++i) {

@@ -56,6 +56,8 @@ class FrameIO {
   std::vector<std::unique_ptr<char[]>> buffers_;
   std::vector<Op*> ops_;
   std::vector<char> scratch_;
+  std::vector<int> done_;   ///< PMPI_Testsome scratch, reused by every poll
+  std::vector<Op*> sent_;
   const Doorbell* bell_ = nullptr;
 };
 
