@@ -77,6 +77,7 @@ DaemonOptions parse_options(int argc, char** argv) {
     const Config config = load_config(o.config_path);
     o.max_idle_sleep = std::chrono::microseconds(config.daemon.idle_sleep_max_us);
     o.log_level = config.daemon.log_level;
+    o.nice = config.daemon.nice;
     o.relay = config.relay;
   }
   if (chunk_bytes) o.relay.chunk_bytes = *chunk_bytes;

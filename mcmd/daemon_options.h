@@ -16,6 +16,7 @@ struct DaemonOptions {
   std::string config_path;  ///< empty: defaults
   std::string log_level = "info";
   std::chrono::microseconds max_idle_sleep{2000};
+  int nice = DaemonConfig{}.nice;
   RelayConfig relay;              ///< --chunk-bytes/--buffer-bytes over the config's relay:
   std::vector<RouteSpec> routes;  ///< --route only (the config's routes need the allocation:
                                   ///< mcmrun resolves them and passes them as --route)

@@ -15,6 +15,7 @@
 #include "daemon.h"
 #include "daemon_options.h"
 #include "logging.h"
+#include "priority.h"
 #include "mcm/bootstrap.h"
 
 namespace {
@@ -41,12 +42,14 @@ int main(int argc, char** argv) {
   // The poller sleeps for tens of microseconds when busy; the default timer slack (50 µs)
   // would more than double every such sleep.
   prctl(PR_SET_TIMERSLACK, 1000UL);
+  const int priority_error = mcm::daemon::request_priority(options.nice);
 
   PMPI_Init(&argc, &argv);
   mcm::Doorbell doorbell;
   doorbell.open(/*listen=*/true);  // best effort: without it, frames wait for a timed poll
   mcm::Layout layout = mcm::bootstrap(mcm::Role::daemon, doorbell.address());
   auto log = mcm::daemon::make_logger(options, layout.vm);
+  log->info("{}", mcm::daemon::describe_priority(options.nice, priority_error));
 
   std::unique_ptr<mcm::daemon::Daemon> daemon;
   try {

@@ -175,6 +175,7 @@ const std::vector<Key>& daemon_keys() {
               [](Config& c) -> int& { return c.daemon.idle_sleep_max_us; }),
       one_of("log_level", {"trace", "debug", "info", "warn", "error"},
              [](Config& c, const std::string& v) { c.daemon.log_level = v; }),
+      integer("nice", -20, 19, [](Config& c) -> int& { return c.daemon.nice; }),
   };
   return keys;
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Checks the process model on a real 3-VM testbed: under mcmrun the application sees a
-# world of 6 ranks over 3 hosts; while it runs exactly one mcmd runs in each VM, and the
+# world of 6 ranks over 3 hosts; while it runs exactly one mcmd runs in each VM, at the
+# configured priority (daemon.nice, default -15; the ranks keep theirs), and the
 # idle daemons do not spin; after
 # it ends (normally, by an application crash, or by mcmrun being interrupted) no mcmd
 # is left anywhere.
@@ -27,6 +28,10 @@ for vm in 1 2 3; do
   check "exactly one mcmd in vm$vm while the job runs" [ "$(count_in_vm $vm mcmd)" -eq 1 ]
   check "two application ranks in vm$vm" [ "$(count_in_vm $vm hold_app)" -eq 2 ]
 done
+nices=$(for pid in $(pgrep -x mcmd); do ps -o ni= -p "$pid"; done | tr -d ' ' | sort -u | tr '\n' ' ')
+check "every mcmd runs at nice -15 (got: $nices)" [ "$nices" = "-15 " ]
+rank_nices=$(for pid in $(pgrep -x hold_app); do ps -o ni= -p "$pid"; done | tr -d ' ' | sort -u | tr '\n' ' ')
+check "the ranks keep nice 0 (got: $rank_nices)" [ "$rank_nices" = "0 " ]
 # An idle daemon must not spin: over 3 s it may use a small fraction of a core.
 cpu_ticks() {  # user + system clock ticks of all mcmd processes
   for pid in $(pgrep -x mcmd); do cat "/proc/$pid/stat"; done | awk '{t += $14 + $15} END {print t + 0}'

@@ -42,6 +42,7 @@ TEST_CASE("config: an empty file gives the defaults", "[config]") {
     CHECK(c.log_dir.empty());
     CHECK(c.daemon.idle_sleep_max_us == 2000);
     CHECK(c.daemon.log_level == "info");
+    CHECK(c.daemon.nice == -15);
   }
 }
 
@@ -51,8 +52,10 @@ TEST_CASE("config: every key is read", "[config]") {
       "log_dir: /tmp/run 1\n"
       "daemon:\n"
       "  idle_sleep_max_us: 10\n"
-      "  log_level: \"debug\"\n",
+      "  log_level: \"debug\"\n"
+      "  nice: 5\n",
       "mcm.yaml");
+  CHECK(c.daemon.nice == 5);
   CHECK(c.mode == mcm::Mode::relay);
   CHECK(c.log_dir == "/tmp/run 1");
   CHECK(c.daemon.idle_sleep_max_us == 10);
@@ -77,7 +80,7 @@ TEST_CASE("config: unknown keys are named, with the valid ones", "[config]") {
         "mcm.yaml:2:1: unknown key 'moode' (valid keys: mode, log_dir, daemon, relay, routes)");
   CHECK(error_of("daemon:\n  log_level: info\n  idle_sleep: 5\n") ==
         "mcm.yaml:3:3: unknown key 'idle_sleep' in daemon (valid keys: idle_sleep_max_us, "
-        "log_level)");
+        "log_level, nice)");
 }
 
 TEST_CASE("config: wrong types and values", "[config]") {
@@ -89,6 +92,10 @@ TEST_CASE("config: wrong types and values", "[config]") {
   CHECK(error_of("daemon:\n  idle_sleep_max_us: \"2000\"\n") == "mcm.yaml:2:3: " + range);
   CHECK(error_of("daemon:\n  idle_sleep_max_us: 1.5\n") == "mcm.yaml:2:3: " + range);
   CHECK(error_of("daemon:\n  idle_sleep_max_us: [1]\n") == "mcm.yaml:2:3: " + range);
+  const std::string nice = "daemon.nice must be an integer between -20 and 19";
+  CHECK(error_of("daemon:\n  nice: -21\n") == "mcm.yaml:2:3: " + nice);
+  CHECK(error_of("daemon:\n  nice: 20\n") == "mcm.yaml:2:3: " + nice);
+  CHECK(mcm::parse_config("daemon:\n  nice: -20\n", "f").daemon.nice == -20);
   CHECK(error_of("mode: fast\n") ==
         "mcm.yaml:1:1: mode must be one of off, record, relay, adaptive (got 'fast')");
   CHECK(error_of("daemon:\n  log_level: verbose\n") ==

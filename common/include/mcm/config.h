@@ -8,6 +8,7 @@
 //   daemon:
 //     idle_sleep_max_us: 2000                 # 10..1000000, longest idle back-off sleep
 //     log_level: info                         # trace | debug | info | warn | error
+//     nice: -15                               # -20..19, mcmd's scheduling priority
 //   relay:                                    # modes relay and adaptive (wire.h)
 //     chunk_bytes: 262144                     # 4096..64 MiB, payload bytes per frame
 //     buffer_bytes: 67108864                  # >= 1 MiB, frame bytes one mcmd may hold
@@ -42,6 +43,10 @@ std::optional<Mode> parse_mode(std::string_view name);
 struct DaemonConfig {
   int idle_sleep_max_us = 2000;    ///< longest sleep of mcmd's idle back-off, in µs
   std::string log_level = "info";  ///< trace, debug, info, warn or error (spdlog's names)
+  /// mcmd's nice value (setpriority). Negative: the daemon runs ahead of the ranks when it
+  /// wakes, so that ranks polling MPI on a VM with more processes than cores cannot hold
+  /// up the forwarding they wait for. Needs CAP_SYS_NICE or RLIMIT_NICE (mcm/priority).
+  int nice = -15;
 };
 
 /// Frames of the managed traffic (wire.h) and how much of them a daemon may hold.
