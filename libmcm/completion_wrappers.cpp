@@ -47,8 +47,7 @@ MPI_Status* at(MPI_Status* statuses, int i) {
 
 /// Tests request i (ours): on completion fills the status and records the error.
 bool test_ours(MPI_Request* request, MPI_Status* status, int* error, MPI_Comm* comm) {
-  *comm = the_engine().comm_of(*request);
-  return the_engine().test(request, status, error);
+  return the_engine().test(request, status, error, /*release=*/true, comm);
 }
 
 }  // namespace

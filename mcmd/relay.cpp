@@ -201,6 +201,7 @@ void Relay::note_movement(int slot) {
 }
 
 void Relay::report_stalls() {
+  if (pool_.frames_held() == 0) return;  // the common case, on every step
   const auto now = std::chrono::steady_clock::now();
   const int slots = static_cast<int>(destinations_.size());
   for (int slot = 0; slot < slots; ++slot) {

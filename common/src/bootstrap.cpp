@@ -67,12 +67,9 @@ Layout bootstrap(Role role, DoorbellAddress doorbell) {
     }
   }
   l.daemon_of_vm.assign(static_cast<size_t>(l.daemon_count), -1);
-  l.doorbell_of_vm.assign(static_cast<size_t>(l.daemon_count), DoorbellAddress{});
   for (size_t r = 0; r < all.size(); ++r) {
     if (all[r].role != static_cast<int>(Role::daemon)) continue;
-    const auto vm = static_cast<size_t>(all[r].vm);
-    l.daemon_of_vm[vm] = static_cast<int>(r);
-    l.doorbell_of_vm[vm] = l.doorbell_of_world_rank[r];
+    l.daemon_of_vm[static_cast<size_t>(all[r].vm)] = static_cast<int>(r);
   }
   return l;
 }

@@ -59,22 +59,34 @@ Op* Engine::new_op(Op::Kind kind, MPI_Comm comm, int context, bool with_handle) 
   return op;
 }
 
-MPI_Request Engine::isend(const void* buf, int count, MPI_Datatype type, int dest, int tag,
-                          MPI_Comm comm, const Context& c, SendMode mode) {
-  Op* op = new_op(Op::Kind::send, comm, c.id, true);
+Op* Engine::new_call(Op::Kind kind, const void* buf, int count, MPI_Datatype type, int peer,
+                     int tag, MPI_Comm comm, int context, SendMode mode, bool with_handle) {
+  Op* op = new_op(kind, comm, context, with_handle);
+  op->buf = const_cast<void*>(buf);  // written only by receives
   op->count = count;
   op->type = type;
-  op->peer = dest;
+  op->peer = peer;
   op->tag = tag;
   op->mode = mode;
-  op->source = c.my_rank;
-  op->status_tag = tag;
-  if (dest == MPI_PROC_NULL) {
+  return op;
+}
+
+void Engine::start_send(Op* op, const Context* c) {
+  if (op->peer == MPI_PROC_NULL || c == nullptr) {
     op->source = MPI_PROC_NULL;
     complete(op);
-  } else {
-    send_frames(op, c, buf);
+    return;
   }
+  op->source = c->my_rank;
+  op->status_tag = op->tag;
+  send_frames(op, *c, op->buf);
+}
+
+MPI_Request Engine::isend(const void* buf, int count, MPI_Datatype type, int dest, int tag,
+                          MPI_Comm comm, const Context& c, SendMode mode) {
+  Op* op = new_call(Op::Kind::send, buf, count, type, dest, tag, comm, c.id, mode, true);
+  op->status_tag = tag;  // also for MPI_PROC_NULL, as before
+  start_send(op, &c);
   return op->handle;
 }
 
@@ -116,12 +128,8 @@ void Engine::send_frames(Op* op, const Context& c, const void* buf) {
 
 MPI_Request Engine::irecv(void* buf, int count, MPI_Datatype type, int source, int tag,
                           MPI_Comm comm, const Context& c) {
-  Op* op = new_op(Op::Kind::recv, comm, c.id, true);
-  op->buf = buf;
-  op->count = count;
-  op->type = type;
-  op->peer = source;
-  op->tag = tag;
+  Op* op = new_call(Op::Kind::recv, buf, count, type, source, tag, comm, c.id,
+                    SendMode::standard, true);
   post_receive(op);
   return op->handle;
 }
@@ -139,37 +147,20 @@ void Engine::post_receive(Op* op) {
 
 MPI_Request Engine::persistent(Op::Kind kind, void* buf, int count, MPI_Datatype type, int peer,
                                int tag, MPI_Comm comm, const Context& c, SendMode mode) {
-  Op* op = new_op(kind, comm, c.id, true);
-  op->buf = buf;
-  op->count = count;
-  op->type = type;
-  op->peer = peer;
-  op->tag = tag;
-  op->mode = mode;
-  return op->handle;
+  return new_call(kind, buf, count, type, peer, tag, comm, c.id, mode, true)->handle;
 }
 
 void Engine::start_persistent(MPI_Request request) {
   Op* p = ops_.at(request);
   const Context* c = contexts_.find(p->context);
-  Op* op = new_op(p->kind == Op::Kind::persistent_send ? Op::Kind::send : Op::Kind::recv,
-                  p->comm, p->context, false);
-  op->buf = p->buf;
-  op->count = p->count;
-  op->type = p->type;
-  op->peer = p->peer;
-  op->tag = p->tag;
-  op->mode = p->mode;
+  const bool send = p->kind == Op::Kind::persistent_send;
+  Op* op = new_call(send ? Op::Kind::send : Op::Kind::recv, p->buf, p->count, p->type, p->peer,
+                    p->tag, p->comm, p->context, p->mode, false);
   p->active = op;
-  if (op->kind == Op::Kind::recv) {
-    post_receive(op);
-  } else if (op->peer == MPI_PROC_NULL || c == nullptr) {
-    op->source = MPI_PROC_NULL;
-    complete(op);
+  if (send) {
+    start_send(op, c);
   } else {
-    op->source = c->my_rank;
-    op->status_tag = op->tag;
-    send_frames(op, *c, op->buf);
+    post_receive(op);
   }
 }
 
@@ -338,8 +329,10 @@ bool Engine::progress() {
                       [this](Op* op) { on_sent(op); });
 }
 
-bool Engine::test(MPI_Request* request, MPI_Status* status, int* error, bool release_it) {
+bool Engine::test(MPI_Request* request, MPI_Status* status, int* error, bool release_it,
+                  MPI_Comm* comm) {
   Op* op = ops_.at(*request);
+  if (comm != nullptr) *comm = op->comm;
   *error = MPI_SUCCESS;
   if (op->kind == Op::Kind::persistent_send || op->kind == Op::Kind::persistent_recv) {
     Op* active = op->active;
@@ -401,11 +394,6 @@ void Engine::cancel(MPI_Request request) {
   if (!matcher_.cancel(op, op->context)) return;
   op->cancelled = true;
   complete(op);
-}
-
-MPI_Comm Engine::comm_of(MPI_Request request) const {
-  const auto it = ops_.find(request);
-  return it == ops_.end() ? MPI_COMM_NULL : it->second->comm;
 }
 
 // ---- argument checks -------------------------------------------------------------------

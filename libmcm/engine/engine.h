@@ -66,12 +66,12 @@ class Engine {
   /// If `*request` (ours) has completed: fills `status`, stores the operation's error in
   /// `*error`, releases a nonpersistent request (*request = MPI_REQUEST_NULL) and returns
   /// true. An inactive persistent request counts as completed with an empty status.
-  bool test(MPI_Request* request, MPI_Status* status, int* error, bool release = true);
+  /// `comm` (optional) receives the communicator its errors are raised on, done or not.
+  bool test(MPI_Request* request, MPI_Status* status, int* error, bool release = true,
+            MPI_Comm* comm = nullptr);
   /// MPI_Request_free / MPI_Cancel of one of ours.
   void free(MPI_Request* request);
   void cancel(MPI_Request request);
-  /// The communicator an operation's errors are raised on.
-  MPI_Comm comm_of(MPI_Request request) const;
 
   /// One round of progress; true when anything moved.
   bool progress();
@@ -92,6 +92,12 @@ class Engine {
 
  private:
   Op* new_op(Op::Kind kind, MPI_Comm comm, int context, bool with_handle);
+  /// new_op() with the call's arguments recorded.
+  Op* new_call(Op::Kind kind, const void* buf, int count, MPI_Datatype type, int peer, int tag,
+               MPI_Comm comm, int context, SendMode mode, bool with_handle);
+  /// Sends op's message (from op->buf), or completes it at once for MPI_PROC_NULL or a
+  /// communicator gone (`c` null).
+  void start_send(Op* op, const Context* c);
   void send_frames(Op* op, const Context& c, const void* buf);
   void post_receive(Op* op);
   void on_frame(const wire::Envelope& e, const char* payload);

@@ -44,7 +44,6 @@ struct Layout {
   std::vector<int> vm_of_world_rank;       ///< VM index of every world rank (-1 if unknown)
   std::vector<int> daemon_of_vm;           ///< world rank of each VM's daemon
   std::vector<int> world_rank_of_app_rank; ///< app-world rank -> world rank
-  std::vector<DoorbellAddress> doorbell_of_vm;  ///< each VM's daemon's doorbell
   std::vector<DoorbellAddress> doorbell_of_world_rank;  ///< invalid where a process has none
 };
 
