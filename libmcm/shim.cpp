@@ -9,6 +9,7 @@
 
 #include "engine/engine.h"
 #include "mcm/bootstrap.h"
+#include "mcm/config.h"
 #include "mcm/protocol.h"
 #include "substitution.h"
 
@@ -79,7 +80,7 @@ bool any_rank_multithreaded() {
 
 /// Mode relay: the engine takes over point-to-point traffic on managed communicators.
 void start_engine() {
-  std::size_t chunk = 256 * 1024;
+  std::size_t chunk = mcm::RelayConfig::kDefaultChunkBytes;
   if (const char* text = std::getenv("MCM_CHUNK_BYTES")) chunk = std::strtoull(text, nullptr, 10);
   mcm::engine::Engine::instance().start(g_layout, chunk);
 }

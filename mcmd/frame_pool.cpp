@@ -3,12 +3,21 @@
 #include <algorithm>
 
 namespace mcm::daemon {
+namespace {
 
-FramePool::FramePool(std::size_t buffer_bytes, std::size_t max_frame_bytes, int destinations)
+std::size_t share(std::size_t bytes, int ways) {
+  return bytes / static_cast<std::size_t>(std::max(ways, 1));
+}
+
+}  // namespace
+
+FramePool::FramePool(std::size_t buffer_bytes, std::size_t max_frame_bytes, int destinations,
+                     int peers)
     : max_frame_(max_frame_bytes),
-      quota_(std::max(max_frame_bytes,
-                      buffer_bytes / static_cast<std::size_t>(std::max(destinations, 1)))),
-      held_(static_cast<std::size_t>(std::max(destinations, 1)), 0) {}
+      quota_(std::max(max_frame_bytes, share(buffer_bytes / 2, destinations))),
+      window_(std::max(max_frame_bytes, share(buffer_bytes / 2, peers))),
+      held_(static_cast<std::size_t>(std::max(destinations, 1)), 0),
+      unmatched_(static_cast<std::size_t>(std::max(peers, 1)) + 1, 0) {}
 
 bool FramePool::has_room(int d) const {
   const std::size_t held = held_[static_cast<std::size_t>(d)];
@@ -33,6 +42,23 @@ void FramePool::release(Frame& frame) {
   --frames_held_;
   frame.data.reset();
   frame.bytes = 0;
+}
+
+bool FramePool::may_send_to(int vm) const {
+  const std::size_t unmatched = unmatched_at(vm);
+  return unmatched == 0 || unmatched + max_frame_ <= window_;
+}
+
+void FramePool::sending_to(int vm, std::size_t bytes) {
+  unmatched_[static_cast<std::size_t>(vm)] += bytes;
+}
+
+void FramePool::sent_to_matched(int vm, std::size_t bytes) {
+  unmatched_[static_cast<std::size_t>(vm)] -= bytes;
+}
+
+std::size_t FramePool::unmatched_at(int vm) const {
+  return unmatched_[static_cast<std::size_t>(vm)];
 }
 
 }  // namespace mcm::daemon

@@ -59,7 +59,7 @@ Relay::Relay(const Layout& layout, MpiPoller& poller, const Doorbell& doorbell,
       vm_names_(gather_vm_names(layout)),
       router_(make_router(layout, vm_names_, settings.routes)),
       pool_(settings.buffer_bytes, max_frame_bytes_,
-            static_cast<int>(layout.world_rank_of_app_rank.size())),
+            static_cast<int>(layout.world_rank_of_app_rank.size()), layout.daemon_count - 1),
       destinations_(layout.world_rank_of_app_rank.size()) {
   std::string routes;
   for (const Route& r : router_.routes().routes())
@@ -67,10 +67,11 @@ Relay::Relay(const Layout& layout, MpiPoller& poller, const Doorbell& doorbell,
               vm_names_[static_cast<size_t>(r.to)] + " via " +
               vm_names_[static_cast<size_t>(r.via)] + ")";
   log_->info(
-      "relay: chunk {} bytes, buffer {} bytes, quota {} bytes for each of {} ranks; "
-      "routes:{}",
+      "relay: chunk {} bytes, buffer {} bytes: quota {} bytes for each of {} ranks, window "
+      "{} bytes to each of {} daemons; routes:{}",
       settings.chunk_bytes, settings.buffer_bytes, pool_.quota(),
-      layout.world_rank_of_app_rank.size(), routes.empty() ? " none (all direct)" : routes);
+      layout.world_rank_of_app_rank.size(), pool_.window(), layout.daemon_count - 1,
+      routes.empty() ? " none (all direct)" : routes);
 }
 
 void Relay::start() {
@@ -135,14 +136,24 @@ int Relay::take_frames(int slot) {
 void Relay::send_received(int slot) {
   auto& queue = destinations_[static_cast<size_t>(slot)].receiving;
   while (!queue.empty() && queue.front()->received) {
-    forward(queue.front());
+    Held& front = *queue.front();
+    if (!front.routed && !route(front)) {
+      queue.pop_front();
+      continue;
+    }
+    if (!send_on(queue.front())) return;  // resumes when the next daemon matches a frame
     queue.pop_front();
   }
 }
 
-void Relay::forward(const std::shared_ptr<Held>& held) {
-  Frame* frame = &held->frame;
-  const int sender = held->sender;
+void Relay::send_received_everywhere() {
+  const int slots = static_cast<int>(destinations_.size());
+  for (int slot = 0; slot < slots; ++slot) send_received(slot);
+}
+
+bool Relay::route(Held& held) {
+  Frame* frame = &held.frame;
+  const int sender = held.sender;
   const int destination = layout_.world_rank_of_app_rank[static_cast<size_t>(frame->destination)];
   if (frame->bytes > max_frame_bytes_ && !warned_oversized_) {
     warned_oversized_ = true;
@@ -158,33 +169,58 @@ void Relay::forward(const std::shared_ptr<Held>& held) {
         "envelope",
         frame->bytes, sender, destination);
     pool_.release(*frame);
-    return;
+    return false;
   }
   wire::Envelope e;
   std::memcpy(&e, frame->data.get(), sizeof e);
-  const Hop hop = router_.route(sender, destination, e);
-  if (hop.next < 0) {
+  held.hop = router_.route(sender, destination, e);
+  if (held.hop.next < 0) {
     ++dropped_;
     log_->error("relay: dropped a frame from world rank {} to {}: no daemon serves its VM", sender,
                 destination);
     pool_.release(*frame);
-    return;
+    return false;
   }
-  if (hop.stamp_arrival) e.t_arrive = mcm::wall_seconds();
+  if (held.hop.stamp_arrival) e.t_arrive = mcm::wall_seconds();
   std::memcpy(frame->data.get(), &e, sizeof e);
-  counters_.add({hop.role, router_.vm_of(e.source), router_.vm_of(destination), e.via},
+  counters_.add({held.hop.role, router_.vm_of(e.source), router_.vm_of(destination), e.via},
                 e.chunk_bytes, wire::is_last_frame(e));
+  held.routed = true;
+  return true;
+}
+
+bool Relay::send_on(const std::shared_ptr<Held>& held) {
+  const Frame& frame = held->frame;
+  const int slot = frame.destination;
+  const int destination = layout_.world_rank_of_app_rank[static_cast<size_t>(slot)];
+  const int next = held->hop.next;
   MPI_Request request;
-  PMPI_Isend(frame->data.get(), static_cast<int>(frame->bytes), MPI_BYTE, hop.next,
-             wire::data_tag(destination), layout_.private_comm, &request);
-  const int slot = frame->destination;
+  if (next == destination) {
+    PMPI_Isend(frame.data.get(), static_cast<int>(frame.bytes), MPI_BYTE, next,
+               wire::data_tag(destination), layout_.private_comm, &request);
+    poller_.watch(request, [this, held, slot](const MPI_Status&) {
+      pool_.release(held->frame);
+      --destinations_[static_cast<size_t>(slot)].sending;
+      note_movement(slot);
+    });
+  } else {
+    const int vm = router_.vm_of(next);
+    if (!pool_.may_send_to(vm)) return false;
+    const std::size_t bytes = frame.bytes;
+    pool_.sending_to(vm, bytes);
+    PMPI_Issend(frame.data.get(), static_cast<int>(bytes), MPI_BYTE, next,
+                wire::data_tag(destination), layout_.private_comm, &request);
+    poller_.watch(request, [this, held, slot, vm, bytes](const MPI_Status&) {
+      pool_.release(held->frame);
+      pool_.sent_to_matched(vm, bytes);
+      --destinations_[static_cast<size_t>(slot)].sending;
+      note_movement(slot);
+      send_received_everywhere();  // frames may have waited for this window
+    });
+  }
   ++destinations_[static_cast<size_t>(slot)].sending;
-  poller_.watch(request, [this, held, slot](const MPI_Status&) {
-    pool_.release(held->frame);
-    --destinations_[static_cast<size_t>(slot)].sending;
-    note_movement(slot);
-  });
-  ring(hop.next);
+  ring(next);
+  return true;
 }
 
 void Relay::ring(int world_rank) const {
@@ -215,8 +251,15 @@ void Relay::report_stalls() {
     if (arriving > 0)
       where += ", " + std::to_string(arriving) + " still arriving (the first from world rank " +
                std::to_string(d.receiving.front()->sender) + ")";
-    if (d.receiving.size() > arriving)
-      where += ", " + std::to_string(d.receiving.size() - arriving) + " arrived, queued behind them";
+    if (d.receiving.size() > arriving) {
+      const Held& front = *d.receiving.front();
+      const bool window_full = front.received && front.routed;  // send_on() said no
+      where += ", " + std::to_string(d.receiving.size() - arriving) +
+               (window_full ? " arrived, waiting until VM " +
+                                  std::to_string(router_.vm_of(front.hop.next)) +
+                                  "'s daemon matches earlier frames (window full)"
+                            : " arrived, queued behind them");
+    }
     log_->info("relay: stalled: frames for rank {} ({} bytes) have not moved for {} s: {}",
                layout_.world_rank_of_app_rank[static_cast<size_t>(slot)], pool_.held(slot),
                std::chrono::duration_cast<std::chrono::seconds>(now - d.last_movement).count(),
@@ -255,9 +298,10 @@ void Relay::log_summary() const {
   const RelayCounters::Count t = counters_.total();
   log_->info(
       "relay: forwarded {} frames ({} messages, {} payload bytes), dropped {}; peak held "
-      "{} bytes (buffer {}, quota {} per rank), {} frame(s) above a quota",
+      "{} bytes (buffer {}, quota {} per rank, window {} per daemon), {} frame(s) above a "
+      "quota",
       t.frames, t.messages, t.payload_bytes, dropped_, pool_.peak(), buffer_bytes_, pool_.quota(),
-      pool_.oversized());
+      pool_.window(), pool_.oversized());
   for (const std::string& line : counters_.summary(vm_names_)) log_->info("relay: {}", line);
 }
 

@@ -4,18 +4,22 @@
 // Per poll step (MpiPoller activity): when any message waits (one PMPI_Iprobe), for every
 // application rank D whose quota has room (FramePool), PMPI_Improbe(ANY_SOURCE,
 // data_tag(D)) -> PMPI_Imrecv into a pool buffer; HopRouter decides the next hop (source /
-// in transit / destination) and PMPI_Isend sends the frame on with the same tag; when that
-// send completes the buffer and its quota are released.
+// in transit / destination) and the frame is sent on with the same tag: PMPI_Isend to its
+// destination rank, PMPI_Issend to another daemon (FramePool: the frame counts against
+// this daemon's memory until the next daemon has matched it); when that send completes
+// the buffer and its quota are released.
 // Order: frames for D are sent on strictly in the order they were matched (a FIFO per D:
 // a small eager frame can finish receiving before a large one matched earlier), so every
 // hop keeps MPI's non-overtaking order per (sender, destination).
 //
 // Flow control: a destination whose quota is full is not probed; its frames stay with
-// their senders, who wait. Memory: see FramePool.
+// their senders, who wait. A frame whose next daemon's window is full waits, in its
+// destination's order, until a send to that daemon is matched. Memory: see FramePool.
 // Stalls: when a destination has frames held here and none of its frames moved (taken or
 // sent on) for 5 s, the relay logs where they are stuck (still arriving from their
-// sender, or being sent to the next hop), once per episode, and logs again when they
-// move. Level info, not warn: a receiver may simply be computing.
+// sender, being sent to the next hop, or waiting for the next daemon's window), once per
+// episode, and logs again when they move. Level info, not warn: a receiver may simply be
+// computing.
 // Shutdown: drain() keeps forwarding until no frame is held (no receive or send
 // outstanding), then stops polling and reports.
 #pragma once
@@ -73,12 +77,18 @@ class Relay {
     Frame frame;
     int sender = -1;        ///< world rank it came from
     bool received = false;  ///< its Imrecv completed
+    bool routed = false;    ///< `hop` is decided (once: routing has per-message state)
+    Hop hop;
   };
 
   MpiPoller::Progress step();
   int take_frames(int slot);
   void send_received(int slot);
-  void forward(const std::shared_ptr<Held>& held);
+  void send_received_everywhere();
+  /// Routes a received frame: false when it is dropped (logged, released).
+  bool route(Held& held);
+  /// Sends a routed frame on: false when the next daemon's window is full.
+  bool send_on(const std::shared_ptr<Held>& held);
   /// Rings a process's doorbell (mcm/doorbell.h): it has a frame coming, or a transfer of
   /// its own to push or to finish.
   void ring(int world_rank) const;

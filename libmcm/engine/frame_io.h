@@ -49,7 +49,7 @@ class FrameIO {
   int next_hop(int destination) const;
 
   const mcm::Layout* layout_ = nullptr;
-  std::size_t chunk_bytes_ = 256 * 1024;
+  std::size_t chunk_bytes_ = 0;  ///< set by start()
   bool via_daemons_ = true;
   int my_tag_ = 0;
   std::vector<MPI_Request> requests_;

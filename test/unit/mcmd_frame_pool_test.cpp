@@ -7,16 +7,19 @@
 using mcm::daemon::Frame;
 using mcm::daemon::FramePool;
 
-TEST_CASE("frame pool: the quota is buffer / destinations, at least one max frame",
-          "[mcmd][pool]") {
-  CHECK(FramePool(1000, 100, 4).quota() == 250);
-  CHECK(FramePool(1000, 400, 4).quota() == 400);
-  CHECK(FramePool(1000, 100, 0).quota() == 1000);  // no ranks: one slot, no division by 0
+TEST_CASE("frame pool: half the buffer is shared by destinations, half by peer daemons, "
+          "at least one max frame each", "[mcmd][pool]") {
+  CHECK(FramePool(2000, 100, 4, 3).quota() == 250);
+  CHECK(FramePool(2000, 100, 4, 3).window() == 333);
+  CHECK(FramePool(2000, 400, 4, 3).quota() == 400);
+  CHECK(FramePool(2000, 400, 4, 3).window() == 400);
+  CHECK(FramePool(2000, 100, 0, 0).quota() == 1000);  // no ranks: one slot, no division by 0
+  CHECK(FramePool(2000, 100, 0, 0).window() == 1000);
 }
 
 TEST_CASE("frame pool: a destination takes frames until one more max frame would not fit",
           "[mcmd][pool]") {
-  FramePool pool(1000, 100, 4);  // quota 250
+  FramePool pool(2000, 100, 4);  // quota 250
   std::vector<Frame> frames;
   REQUIRE(pool.has_room(1));
   frames.push_back(pool.take(1, 100));
@@ -47,7 +50,7 @@ TEST_CASE("frame pool: a destination takes frames until one more max frame would
 
 TEST_CASE("frame pool: a frame above the quota passes when nothing is held for it",
           "[mcmd][pool]") {
-  FramePool pool(1000, 100, 4);  // quota 250
+  FramePool pool(2000, 100, 4);  // quota 250
   Frame big = pool.take(3, 600);
   CHECK(big.bytes == 600);
   CHECK(pool.oversized() == 1);
@@ -60,7 +63,7 @@ TEST_CASE("frame pool: the total stays within the bound under any release order"
   const std::size_t buffer = 1 << 20;
   const std::size_t max_frame = 80 + 65536;
   const int destinations = 5;
-  FramePool pool(buffer, max_frame, destinations);
+  FramePool pool(2 * buffer, max_frame, destinations);
   std::vector<Frame> held;
   unsigned state = 12345;
   auto next = [&] { return state = state * 1103515245u + 12345u; };
@@ -77,6 +80,56 @@ TEST_CASE("frame pool: the total stays within the bound under any release order"
     REQUIRE(pool.held() <= std::max(buffer, destinations * max_frame));
   }
   CHECK(pool.oversized() == 0);
+}
+
+TEST_CASE("frame pool: sends to a peer daemon stay within its window until matched",
+          "[mcmd][pool]") {
+  FramePool pool(2000, 100, 8, 3);  // window 333 to each of the daemons of VMs 0..3
+  CHECK(pool.may_send_to(1));
+  pool.sending_to(1, 100);
+  pool.sending_to(1, 100);
+  CHECK(pool.may_send_to(1));  // 200 + 100 <= 333
+  pool.sending_to(1, 100);
+  CHECK_FALSE(pool.may_send_to(1));  // 300 + 100 > 333
+  CHECK(pool.may_send_to(2));        // other daemons are not affected
+  CHECK(pool.unmatched_at(1) == 300);
+  pool.sent_to_matched(1, 100);
+  CHECK(pool.may_send_to(1));
+  CHECK(pool.unmatched_at(1) == 200);
+
+  // A frame above the window passes when nothing is unmatched at that daemon.
+  pool.sending_to(3, 900);
+  CHECK_FALSE(pool.may_send_to(3));
+  pool.sent_to_matched(3, 900);
+  CHECK(pool.may_send_to(3));
+}
+
+TEST_CASE("frame pool: what waits unmatched at a daemon stays within half the buffer",
+          "[mcmd][pool]") {
+  // Three peer daemons each send to daemon 0 as fast as their windows allow; daemon 0
+  // matches in random order. What is unmatched at daemon 0 (the sum over the senders)
+  // never exceeds buffer / 2 for frames of at most max_frame.
+  const std::size_t buffer = 1 << 20;
+  const std::size_t max_frame = 80 + 61440;
+  std::vector<FramePool> senders(3, FramePool(buffer, max_frame, 8, 3));
+  std::vector<std::pair<int, std::size_t>> unmatched;  // (sender, bytes)
+  unsigned state = 777;
+  auto next = [&] { return state = state * 1103515245u + 12345u; };
+  for (int i = 0; i < 20000; ++i) {
+    const int s = static_cast<int>(next() % 3);
+    if (next() % 2 == 0 && senders[static_cast<size_t>(s)].may_send_to(0)) {
+      const std::size_t bytes = 80 + next() % 61441;
+      senders[static_cast<size_t>(s)].sending_to(0, bytes);
+      unmatched.emplace_back(s, bytes);
+    } else if (!unmatched.empty()) {
+      const size_t k = next() % unmatched.size();
+      senders[static_cast<size_t>(unmatched[k].first)].sent_to_matched(0, unmatched[k].second);
+      unmatched.erase(unmatched.begin() + static_cast<long>(k));
+    }
+    std::size_t at_daemon0 = 0;
+    for (const auto& u : unmatched) at_daemon0 += u.second;
+    REQUIRE(at_daemon0 <= buffer / 2);
+  }
 }
 
 TEST_CASE("relay counters: per (role, from, to, via), messages on last frames",

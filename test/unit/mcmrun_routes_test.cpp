@@ -117,5 +117,5 @@ TEST_CASE("mcmrun: the config's relay section reaches the settings", "[mcmrun][r
   CHECK(s.relay.chunk_bytes == 8192);
   CHECK(s.relay.buffer_bytes == 64LL << 20);
   CHECK(mcmrun::resolve_settings(mcmrun::parse_command_line({"./a"}), nullptr, "/")
-            .relay.chunk_bytes == 262144);
+            .relay.chunk_bytes == 61440);
 }

@@ -84,7 +84,7 @@ TEST_CASE("routes: resolution errors name the route and the VMs", "[routes]") {
 
 TEST_CASE("config: relay settings and routes are read", "[config][routes]") {
   const mcm::Config defaults = mcm::parse_config("", "f");
-  CHECK(defaults.relay.chunk_bytes == 262144);
+  CHECK(defaults.relay.chunk_bytes == 61440);
   CHECK(defaults.relay.buffer_bytes == 64LL << 20);
   CHECK(defaults.routes.empty());
 

@@ -10,7 +10,7 @@
 //     log_level: info                         # trace | debug | info | warn | error
 //     nice: -15                               # -20..19, mcmd's scheduling priority
 //   relay:                                    # modes relay and adaptive (wire.h)
-//     chunk_bytes: 262144                     # 4096..64 MiB, payload bytes per frame
+//     chunk_bytes: 61440                      # 4096..64 MiB, payload bytes per frame
 //     buffer_bytes: 67108864                  # >= 1 MiB, frame bytes one mcmd may hold
 //   routes:                                   # static routes (routes.h)
 //     - {from: VM, to: VM, via: VM}           # VM: 0-based index or host name
@@ -54,8 +54,12 @@ struct RelayConfig {
   static constexpr long long kMinChunkBytes = 4096;
   static constexpr long long kMaxChunkBytes = 64LL << 20;
   static constexpr long long kMinBufferBytes = 1LL << 20;
+  /// 60 KiB: a frame (payload + envelope) stays below Open MPI's 64 KiB TCP eager limit,
+  /// so it crosses between daemons in one eager transfer instead of waiting for the next
+  /// daemon's rendezvous handshake (docs/benchmarks.md: detour bandwidth).
+  static constexpr long long kDefaultChunkBytes = 61440;
 
-  long long chunk_bytes = 262144;       ///< payload bytes per frame (the shim chunks by it)
+  long long chunk_bytes = kDefaultChunkBytes;  ///< payload bytes per frame (the shim chunks by it)
   long long buffer_bytes = 64LL << 20;  ///< most frame bytes one mcmd holds, all destinations
 };
 
