@@ -42,7 +42,13 @@ class Backoff {
 
   void idle() {
     if (++idle_ <= kSpins) return;
-    the_engine().doorbell().wait(sleep_);
+    if (the_engine().doorbell().wait(sleep_)) {
+      // Rung: a frame is on its way. MPI's probes look at their queue before they run the
+      // progress engine, so the next poll may only read it off the wire: poll on at once
+      // (a sleep here would cost a whole timeout, the ring being consumed).
+      moved();
+      return;
+    }
     sleep_ = std::min(sleep_ * 2, kMaxSleep);
   }
   void moved() {

@@ -46,10 +46,10 @@ void MpiPoller::wake() {
     scheduled_ = false;
     timer_.cancel();
   }
-  poll();
+  poll(/*rang=*/true);
 }
 
-void MpiPoller::poll() {
+void MpiPoller::poll(bool rang) {
   const int n = static_cast<int>(requests_.size());
   done_.resize(requests_.size());
   statuses_.resize(requests_.size());
@@ -74,7 +74,7 @@ void MpiPoller::poll() {
     for (auto& [handler, status] : finished) handler(status);
   }
   // Copied: the activity may replace or clear itself.
-  const Progress progress = activity_ ? Activity(activity_)() : Progress::idle;
+  const Progress progress = activity_ ? Activity(activity_)(rang) : Progress::idle;
   if (completed || progress == Progress::moved) {
     sleep_ = min_sleep_;
   } else {

@@ -1,15 +1,20 @@
 // Drives MPI progress from the daemon's Asio event loop without burning a core.
 //
-// Contract: poll() is called by a steady_timer; each call tests the outstanding MPI
-// requests once (PMPI_Testsome), runs the completion handlers of those that finished, then
-// runs the activity, if one is set (the relay's probe loop). The delay before the next
-// poll is min_sleep (20 µs: back to back, yielding the CPU) after any completion or when
-// the activity moved something; otherwise it doubles on every poll, up to max_sleep when
-// all is idle (an idle daemon wakes about 1/max_sleep times a second) but only up to
-// waiting_max_sleep while the activity has work in flight that did not move (a stalled
-// destination: Open MPI's progress engine, which only turns inside MPI calls, still has
+// Contract: poll() is called by a steady_timer, or at once by wake() when a doorbell
+// rang; each call tests the outstanding MPI requests once (PMPI_Testsome), runs the
+// completion handlers of those that finished, then runs the activity, if one is set (the
+// relay's probe loop). The delay before the next poll is min_sleep (100 µs) after any
+// completion or when the activity moved something; otherwise it doubles on every poll, up
+// to max_sleep when all is idle (an idle daemon wakes about 1/max_sleep times a second)
+// but only up to waiting_max_sleep (1 ms) while the activity has work in flight that did
+// not move (Open MPI's progress engine, which only turns inside MPI calls, still has
 // transfers to push, but the daemon must not burn a core waiting). Not thread-safe: one
 // event loop thread.
+// Why 100 µs and not less: every frame that reaches a daemon rings its doorbell, so timed
+// polls only push transfers already under way. On a VM whose cores the daemons share with
+// the ranks, each poll takes CPU from the ranks: with 20 µs / 250 µs the 4 daemons of
+// CG class B on 2 cores used 43% of the CPU, and 5 CG iterations took 1.9-2.1 s against
+// 1.6-1.75 s with 100 µs / 1 ms, at nearly the same detour bandwidth (docs/benchmarks.md).
 #pragma once
 
 #include <mpi.h>
@@ -29,10 +34,11 @@ class MpiPoller {
 
   /// What an activity did in one step.
   enum class Progress { idle, waiting, moved };
-  using Activity = std::function<Progress()>;
+  /// `rang`: this poll was asked for by wake() (a doorbell rang: a frame is on its way).
+  using Activity = std::function<Progress(bool rang)>;
 
   MpiPoller(boost::asio::io_context& io, std::chrono::microseconds max_sleep,
-            std::chrono::microseconds waiting_max_sleep = std::chrono::microseconds(250));
+            std::chrono::microseconds waiting_max_sleep = std::chrono::microseconds(1000));
 
   /// Watches `request`; `on_complete` runs in the event loop once it completes.
   void watch(MPI_Request request, Handler on_complete);
@@ -51,11 +57,11 @@ class MpiPoller {
   std::size_t outstanding() const { return requests_.size(); }
 
  private:
-  void poll();
+  void poll(bool rang = false);
   void schedule();
 
   boost::asio::steady_timer timer_;
-  std::chrono::microseconds min_sleep_{20};
+  std::chrono::microseconds min_sleep_{100};
   std::chrono::microseconds max_sleep_;
   std::chrono::microseconds waiting_max_sleep_;
   std::chrono::microseconds sleep_;

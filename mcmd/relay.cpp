@@ -75,12 +75,14 @@ Relay::Relay(const Layout& layout, MpiPoller& poller, const Doorbell& doorbell,
 }
 
 void Relay::start() {
-  poller_.set_activity([this] { return step(); });
+  poller_.set_activity([this](bool rang) { return step(rang); });
 }
 
-MpiPoller::Progress Relay::step() {
+MpiPoller::Progress Relay::step(bool rang) {
   int waiting = 0;
   PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, layout_.private_comm, &waiting, MPI_STATUS_IGNORE);
+  if (!waiting && rang)
+    PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, layout_.private_comm, &waiting, MPI_STATUS_IGNORE);
   int taken = 0;
   if (waiting) {
     const int slots = static_cast<int>(layout_.world_rank_of_app_rank.size());

@@ -1,7 +1,10 @@
 // The pump of relay mode: takes frames (wire.h) for application ranks off the private
 // communicator and sends each one hop further, inside the daemon's event loop.
 //
-// Per poll step (MpiPoller activity): when any message waits (one PMPI_Iprobe), for every
+// Per poll step (MpiPoller activity): when any message waits (one PMPI_Iprobe; after a
+// doorbell, a second one when the first found nothing: MPI probes check their queue
+// before they run MPI's progress engine, so the first one only read the announced frame
+// off the wire, and without the second it would wait a whole poll interval), for every
 // application rank D whose quota has room (FramePool), PMPI_Improbe(ANY_SOURCE,
 // data_tag(D)) -> PMPI_Imrecv into a pool buffer; HopRouter decides the next hop (source /
 // in transit / destination) and the frame is sent on with the same tag: PMPI_Isend to its
@@ -81,7 +84,7 @@ class Relay {
     Hop hop;
   };
 
-  MpiPoller::Progress step();
+  MpiPoller::Progress step(bool rang);
   int take_frames(int slot);
   void send_received(int slot);
   void send_received_everywhere();
