@@ -200,11 +200,7 @@ bool Relay::send_on(const std::shared_ptr<Held>& held) {
   if (next == destination) {
     PMPI_Isend(frame.data.get(), static_cast<int>(frame.bytes), MPI_BYTE, next,
                wire::data_tag(destination), layout_.private_comm, &request);
-    poller_.watch(request, [this, held, slot](const MPI_Status&) {
-      pool_.release(held->frame);
-      --destinations_[static_cast<size_t>(slot)].sending;
-      note_movement(slot);
-    });
+    poller_.watch(request, [this, held](const MPI_Status&) { sent_on(*held); });
   } else {
     const int vm = router_.vm_of(next);
     if (!pool_.may_send_to(vm)) return false;
@@ -212,17 +208,22 @@ bool Relay::send_on(const std::shared_ptr<Held>& held) {
     pool_.sending_to(vm, bytes);
     PMPI_Issend(frame.data.get(), static_cast<int>(bytes), MPI_BYTE, next,
                 wire::data_tag(destination), layout_.private_comm, &request);
-    poller_.watch(request, [this, held, slot, vm, bytes](const MPI_Status&) {
-      pool_.release(held->frame);
+    poller_.watch(request, [this, held, vm, bytes](const MPI_Status&) {
       pool_.sent_to_matched(vm, bytes);
-      --destinations_[static_cast<size_t>(slot)].sending;
-      note_movement(slot);
+      sent_on(*held);
       send_received_everywhere();  // frames may have waited for this window
     });
   }
   ++destinations_[static_cast<size_t>(slot)].sending;
   ring(next);
   return true;
+}
+
+void Relay::sent_on(Held& held) {
+  const int slot = held.frame.destination;
+  pool_.release(held.frame);
+  --destinations_[static_cast<size_t>(slot)].sending;
+  note_movement(slot);
 }
 
 void Relay::ring(int world_rank) const {

@@ -92,6 +92,8 @@ class Relay {
   bool route(Held& held);
   /// Sends a routed frame on: false when the next daemon's window is full.
   bool send_on(const std::shared_ptr<Held>& held);
+  /// A frame's onward send completed: frees it and notes the movement.
+  void sent_on(Held& held);
   /// Rings a process's doorbell (mcm/doorbell.h): it has a frame coming, or a transfer of
   /// its own to push or to finish.
   void ring(int world_rank) const;
