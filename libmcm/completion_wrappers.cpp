@@ -12,6 +12,7 @@
 
 using mcm::shim::Backoff;
 using mcm::shim::Lock;
+using mcm::shim::PollPacing;
 using mcm::shim::raise;
 using mcm::shim::the_engine;
 
@@ -50,38 +51,9 @@ bool test_ours(MPI_Request* request, MPI_Status* status, int* error, MPI_Comm* c
   return the_engine().test(request, status, error, /*release=*/true, comm);
 }
 
-}  // namespace
-
-namespace mcm::shim {
-
-int wait_engine_request(MPI_Request* request, MPI_Status* status) {
-  for (Backoff backoff;; backoff.idle()) {
-    Lock lock(the_engine().lock());
-    int error = MPI_SUCCESS;
-    MPI_Comm comm = MPI_COMM_NULL;
-    if (test_ours(request, status, &error, &comm)) return raise(comm, error);
-    if (the_engine().progress()) backoff.moved();
-  }
-}
-
-}  // namespace mcm::shim
-
-extern "C" {
-
-int mcm_engine_active(void) { return the_engine().active() ? 1 : 0; }
-
-int mcm_wait_progressing(MPI_Request* request, MPI_Status* status) {
-  for (Backoff backoff;; backoff.idle()) {
-    Lock lock(the_engine().lock());
-    int flag = 0;
-    const int rc = PMPI_Test(request, &flag, status);
-    if (flag || rc != MPI_SUCCESS) return rc;
-    if (the_engine().progress()) backoff.moved();
-  }
-}
-
-int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
-  if (!engine_on()) return PMPI_Test(request, flag, status);
+// The test family's bodies; the MPI_ entry points below add the polling pace
+// (PollPacing), which the wait loops built on them do not want.
+int test(MPI_Request* request, int* flag, MPI_Status* status) {
   Lock lock(the_engine().lock());
   the_engine().progress();
   if (*request == MPI_REQUEST_NULL || !the_engine().owns(*request))
@@ -92,19 +64,7 @@ int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
   return raise(comm, error);
 }
 
-int MPI_Wait(MPI_Request* request, MPI_Status* status) {
-  if (!engine_on() || *request == MPI_REQUEST_NULL) return PMPI_Wait(request, status);
-  bool ours = false;
-  {
-    Lock lock(the_engine().lock());
-    ours = the_engine().owns(*request);
-  }
-  if (ours) return mcm::shim::wait_engine_request(request, status);
-  return mcm_wait_progressing(request, status);
-}
-
-int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
-  if (!engine_on() || request == MPI_REQUEST_NULL) return PMPI_Request_get_status(request, flag, status);
+int request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
   Lock lock(the_engine().lock());
   the_engine().progress();
   if (!the_engine().owns(request)) return PMPI_Request_get_status(request, flag, status);
@@ -113,8 +73,7 @@ int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
   return MPI_SUCCESS;
 }
 
-int MPI_Testall(int count, MPI_Request requests[], int* flag, MPI_Status statuses[]) {
-  if (!engine_on()) return PMPI_Testall(count, requests, flag, statuses);
+int testall(int count, MPI_Request requests[], int* flag, MPI_Status statuses[]) {
   Lock lock(the_engine().lock());
   the_engine().progress();
   const auto ours = ours_of(count, requests);
@@ -146,6 +105,106 @@ int MPI_Testall(int count, MPI_Request requests[], int* flag, MPI_Status statuse
     failed = failed || error != MPI_SUCCESS;
   }
   return failed ? raise(failed_comm, MPI_ERR_IN_STATUS) : rc;
+}
+
+int testany(int count, MPI_Request requests[], int* index, int* flag, MPI_Status* status) {
+  Lock lock(the_engine().lock());
+  the_engine().progress();
+  const auto ours = ours_of(count, requests);
+  bool any_active = false;
+  for (int i = 0; i < count; ++i) {
+    if (!ours[static_cast<size_t>(i)]) continue;
+    any_active = true;
+    int error = MPI_SUCCESS;
+    MPI_Comm comm = MPI_COMM_NULL;
+    if (test_ours(&requests[i], status, &error, &comm)) {
+      *index = i;
+      *flag = 1;
+      return raise(comm, error);
+    }
+  }
+  auto shadow = shadow_of(count, requests);
+  const int rc = PMPI_Testany(count, shadow.data(), index, flag, status);
+  merge_shadow(count, requests, shadow, ours);
+  // MPI_Testany on only ours-replaced-by-null reports "no active request" with flag 1.
+  if (*flag && *index == MPI_UNDEFINED && any_active) *flag = 0;
+  return rc;
+}
+
+int testsome(int incount, MPI_Request requests[], int* outcount, int indices[],
+             MPI_Status statuses[]) {
+  Lock lock(the_engine().lock());
+  the_engine().progress();
+  const auto ours = ours_of(incount, requests);
+  auto shadow = shadow_of(incount, requests);
+  int native_count = 0;
+  std::vector<int> native_indices(static_cast<size_t>(incount) + 1);
+  std::vector<MPI_Status> native_statuses(static_cast<size_t>(incount) + 1);
+  int rc = PMPI_Testsome(incount, shadow.data(), &native_count, native_indices.data(),
+                         native_statuses.data());
+  merge_shadow(incount, requests, shadow, ours);
+  bool any_ours = false;
+  for (bool o : ours) any_ours = any_ours || o;
+  if (native_count == MPI_UNDEFINED) native_count = any_ours ? 0 : MPI_UNDEFINED;
+  *outcount = native_count;
+  if (native_count == MPI_UNDEFINED) return rc;
+  for (int j = 0; j < native_count; ++j) {
+    indices[j] = native_indices[static_cast<size_t>(j)];
+    if (statuses != MPI_STATUSES_IGNORE) statuses[j] = native_statuses[static_cast<size_t>(j)];
+  }
+  MPI_Comm failed_comm = MPI_COMM_NULL;
+  for (int i = 0; i < incount; ++i) {
+    if (!ours[static_cast<size_t>(i)]) continue;
+    int error = MPI_SUCCESS;
+    MPI_Comm comm = MPI_COMM_NULL;
+    if (!test_ours(&requests[i], at(statuses, *outcount), &error, &comm)) continue;
+    if (statuses != MPI_STATUSES_IGNORE) statuses[*outcount].MPI_ERROR = error;
+    if (error != MPI_SUCCESS && failed_comm == MPI_COMM_NULL) failed_comm = comm;
+    indices[(*outcount)++] = i;
+  }
+  if (failed_comm != MPI_COMM_NULL) return raise(failed_comm, MPI_ERR_IN_STATUS);
+  return rc;
+}
+
+}  // namespace
+
+namespace mcm::shim {
+
+int wait_engine_request(MPI_Request* request, MPI_Status* status) {
+  for (Backoff backoff;; backoff.idle()) {
+    Lock lock(the_engine().lock());
+    int error = MPI_SUCCESS;
+    MPI_Comm comm = MPI_COMM_NULL;
+    if (test_ours(request, status, &error, &comm)) return raise(comm, error);
+    if (the_engine().progress()) backoff.moved();
+  }
+}
+
+}  // namespace mcm::shim
+
+extern "C" {
+
+int mcm_engine_active(void) { return the_engine().active() ? 1 : 0; }
+
+int mcm_wait_progressing(MPI_Request* request, MPI_Status* status) {
+  for (Backoff backoff;; backoff.idle()) {
+    Lock lock(the_engine().lock());
+    int flag = 0;
+    const int rc = PMPI_Test(request, &flag, status);
+    if (flag || rc != MPI_SUCCESS) return rc;
+    if (the_engine().progress()) backoff.moved();
+  }
+}
+
+int MPI_Wait(MPI_Request* request, MPI_Status* status) {
+  if (!engine_on() || *request == MPI_REQUEST_NULL) return PMPI_Wait(request, status);
+  bool ours = false;
+  {
+    Lock lock(the_engine().lock());
+    ours = the_engine().owns(*request);
+  }
+  if (ours) return mcm::shim::wait_engine_request(request, status);
+  return mcm_wait_progressing(request, status);
 }
 
 int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
@@ -183,81 +242,20 @@ int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
   return raise(failed_comm, MPI_ERR_IN_STATUS);
 }
 
-int MPI_Testany(int count, MPI_Request requests[], int* index, int* flag, MPI_Status* status) {
-  if (!engine_on()) return PMPI_Testany(count, requests, index, flag, status);
-  Lock lock(the_engine().lock());
-  the_engine().progress();
-  const auto ours = ours_of(count, requests);
-  bool any_active = false;
-  for (int i = 0; i < count; ++i) {
-    if (!ours[static_cast<size_t>(i)]) continue;
-    any_active = true;
-    int error = MPI_SUCCESS;
-    MPI_Comm comm = MPI_COMM_NULL;
-    if (test_ours(&requests[i], status, &error, &comm)) {
-      *index = i;
-      *flag = 1;
-      return raise(comm, error);
-    }
-  }
-  auto shadow = shadow_of(count, requests);
-  const int rc = PMPI_Testany(count, shadow.data(), index, flag, status);
-  merge_shadow(count, requests, shadow, ours);
-  // MPI_Testany on only ours-replaced-by-null reports "no active request" with flag 1.
-  if (*flag && *index == MPI_UNDEFINED && any_active) *flag = 0;
-  return rc;
-}
-
 int MPI_Waitany(int count, MPI_Request requests[], int* index, MPI_Status* status) {
   if (!engine_on()) return PMPI_Waitany(count, requests, index, status);
   for (Backoff backoff;; backoff.idle()) {
     int flag = 0;
-    const int rc = MPI_Testany(count, requests, index, &flag, status);
+    const int rc = testany(count, requests, index, &flag, status);
     if (flag || rc != MPI_SUCCESS) return rc;
   }
-}
-
-int MPI_Testsome(int incount, MPI_Request requests[], int* outcount, int indices[],
-                 MPI_Status statuses[]) {
-  if (!engine_on()) return PMPI_Testsome(incount, requests, outcount, indices, statuses);
-  Lock lock(the_engine().lock());
-  the_engine().progress();
-  const auto ours = ours_of(incount, requests);
-  auto shadow = shadow_of(incount, requests);
-  int native_count = 0;
-  std::vector<int> native_indices(static_cast<size_t>(incount) + 1);
-  std::vector<MPI_Status> native_statuses(static_cast<size_t>(incount) + 1);
-  int rc = PMPI_Testsome(incount, shadow.data(), &native_count, native_indices.data(),
-                         native_statuses.data());
-  merge_shadow(incount, requests, shadow, ours);
-  bool any_ours = false;
-  for (bool o : ours) any_ours = any_ours || o;
-  if (native_count == MPI_UNDEFINED) native_count = any_ours ? 0 : MPI_UNDEFINED;
-  *outcount = native_count;
-  if (native_count == MPI_UNDEFINED) return rc;
-  for (int j = 0; j < native_count; ++j) {
-    indices[j] = native_indices[static_cast<size_t>(j)];
-    if (statuses != MPI_STATUSES_IGNORE) statuses[j] = native_statuses[static_cast<size_t>(j)];
-  }
-  MPI_Comm failed_comm = MPI_COMM_NULL;
-  for (int i = 0; i < incount; ++i) {
-    if (!ours[static_cast<size_t>(i)]) continue;
-    int error = MPI_SUCCESS;
-    MPI_Comm comm = MPI_COMM_NULL;
-    if (!test_ours(&requests[i], at(statuses, *outcount), &error, &comm)) continue;
-    if (statuses != MPI_STATUSES_IGNORE) statuses[*outcount].MPI_ERROR = error;
-    if (error != MPI_SUCCESS && failed_comm == MPI_COMM_NULL) failed_comm = comm;
-    indices[(*outcount)++] = i;
-  }
-  if (failed_comm != MPI_COMM_NULL) return raise(failed_comm, MPI_ERR_IN_STATUS);
-  return rc;
 }
 
 int MPI_Waitsome(int incount, MPI_Request requests[], int* outcount, int indices[],
                  MPI_Status statuses[]) {
   if (!engine_on()) return PMPI_Waitsome(incount, requests, outcount, indices, statuses);
   for (Backoff backoff;; backoff.idle()) {
-    const int rc = MPI_Testsome(incount, requests, outcount, indices, statuses);
+    const int rc = testsome(incount, requests, outcount, indices, statuses);
     if (*outcount != 0 || rc != MPI_SUCCESS) return rc;
   }
 }
@@ -292,6 +290,43 @@ int MPI_Startall(int count, MPI_Request requests[]) {
     if (rc != MPI_SUCCESS) return rc;
   }
   return MPI_SUCCESS;
+}
+
+// A test is a poll: a thread that does nothing but poll is paced (PollPacing).
+int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
+  if (!engine_on()) return PMPI_Test(request, flag, status);
+  const int rc = test(request, flag, status);
+  PollPacing::polled(*flag != 0);
+  return rc;
+}
+
+int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
+  if (!engine_on() || request == MPI_REQUEST_NULL) return PMPI_Request_get_status(request, flag, status);
+  const int rc = request_get_status(request, flag, status);
+  PollPacing::polled(*flag != 0);
+  return rc;
+}
+
+int MPI_Testall(int count, MPI_Request requests[], int* flag, MPI_Status statuses[]) {
+  if (!engine_on()) return PMPI_Testall(count, requests, flag, statuses);
+  const int rc = testall(count, requests, flag, statuses);
+  PollPacing::polled(*flag != 0);
+  return rc;
+}
+
+int MPI_Testany(int count, MPI_Request requests[], int* index, int* flag, MPI_Status* status) {
+  if (!engine_on()) return PMPI_Testany(count, requests, index, flag, status);
+  const int rc = testany(count, requests, index, flag, status);
+  PollPacing::polled(*flag != 0);
+  return rc;
+}
+
+int MPI_Testsome(int incount, MPI_Request requests[], int* outcount, int indices[],
+                 MPI_Status statuses[]) {
+  if (!engine_on()) return PMPI_Testsome(incount, requests, outcount, indices, statuses);
+  const int rc = testsome(incount, requests, outcount, indices, statuses);
+  PollPacing::polled(*outcount != 0);
+  return rc;
 }
 
 }  // extern "C"

@@ -61,6 +61,36 @@ class Backoff {
   std::chrono::microseconds sleep_ = kMinSleep;
 };
 
+/// Pacing for applications that poll (MPI_Iprobe or MPI_Test in a loop, doing nothing
+/// else): the thread's unsuccessful polls that follow each other closely (within
+/// kStreakGap) form a streak; past Backoff::kSpins of them, each further one sleeps on the
+/// doorbell as a wait does. Why: on an oversubscribed VM such a loop spins on
+/// sched_yield() and takes the CPU that the daemons and the kernel's network processing
+/// need to deliver the very message it polls for (with two polling threads per rank on
+/// 2 cores, the kernel's own workers starved for tens of seconds). Polls spaced further
+/// apart (an application computing between tests) never sleep.
+/// Call after the engine lock is released.
+class PollPacing {
+ public:
+  static constexpr std::chrono::microseconds kStreakGap{50};
+
+  static void polled(bool found) {
+    thread_local PollPacing pacing;
+    pacing.note(found);
+  }
+
+ private:
+  void note(bool found) {
+    const auto now = std::chrono::steady_clock::now();
+    if (found || now - last_ > kStreakGap) backoff_.moved();
+    if (!found) backoff_.idle();
+    last_ = std::chrono::steady_clock::now();
+  }
+
+  Backoff backoff_;
+  std::chrono::steady_clock::time_point last_{};
+};
+
 /// Raises `error` on `comm`'s error handler as MPI would, and returns it.
 inline int raise(MPI_Comm comm, int error) {
   if (error != MPI_SUCCESS && comm != MPI_COMM_NULL) PMPI_Comm_call_errhandler(comm, error);

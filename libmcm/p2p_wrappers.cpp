@@ -9,6 +9,7 @@
 using mcm::shim::Backoff;
 using mcm::shim::Context;
 using mcm::shim::Lock;
+using mcm::shim::PollPacing;
 using mcm::shim::managed;
 using mcm::shim::the_engine;
 using mcm::shim::wait_engine_request;
@@ -183,8 +184,11 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status
   if (c == nullptr || !mcm::engine::Engine::valid_peer(source, *c, true) ||
       !mcm::engine::Engine::valid_tag(tag, true) || source == MPI_PROC_NULL)
     return PMPI_Iprobe(source, tag, comm, flag, status);
-  Lock lock(the_engine().lock());
-  *flag = the_engine().iprobe(source, tag, *c, status) ? 1 : 0;
+  {
+    Lock lock(the_engine().lock());
+    *flag = the_engine().iprobe(source, tag, *c, status) ? 1 : 0;
+  }
+  PollPacing::polled(*flag != 0);
   return MPI_SUCCESS;
 }
 
@@ -207,8 +211,11 @@ int MPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* mess
   if (c == nullptr || !mcm::engine::Engine::valid_peer(source, *c, true) ||
       !mcm::engine::Engine::valid_tag(tag, true) || source == MPI_PROC_NULL)
     return PMPI_Improbe(source, tag, comm, flag, message, status);
-  Lock lock(the_engine().lock());
-  *flag = the_engine().improbe(source, tag, *c, message, status) ? 1 : 0;
+  {
+    Lock lock(the_engine().lock());
+    *flag = the_engine().improbe(source, tag, *c, message, status) ? 1 : 0;
+  }
+  PollPacing::polled(*flag != 0);
   return MPI_SUCCESS;
 }
 

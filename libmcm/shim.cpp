@@ -22,8 +22,7 @@ MPI_Fint mcm_world_f = 0;
 void mcm_comm_created(MPI_Comm comm) {
   auto& engine = mcm::engine::Engine::instance();
   if (comm == MPI_COMM_NULL || !engine.active()) return;
-  std::lock_guard<mcm::engine::FairLock> lock(engine.lock());
-  engine.contexts().register_new(comm);
+  engine.contexts().register_new(comm);  // takes the engine lock itself, between collectives
 }
 
 void mcm_fortran_missing(const char* mpi_function) {
@@ -60,22 +59,6 @@ bool is_predefined_world_key(int keyval) {
     default:
       return false;
   }
-}
-
-/// Whether any application rank runs with MPI_THREAD_MULTIPLE (collective over the
-/// application world, so that every rank takes the same decision). The engine is not yet
-/// safe with concurrent threads (an intermittent hang under MPI_THREAD_MULTIPLE is open),
-/// so such a job's point-to-point traffic passes through to MPI: results stay exact, the
-/// relay is not applied. Said once, by the first application rank.
-bool any_rank_multithreaded() {
-  int provided = MPI_THREAD_SINGLE;
-  PMPI_Query_thread(&provided);
-  int mine = provided == MPI_THREAD_MULTIPLE ? 1 : 0, any = 0;
-  PMPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, g_layout.role_comm);
-  if (any && g_layout.world_rank_of_app_rank.front() == g_layout.world_rank)
-    std::fprintf(stderr, "libmcm: MPI_THREAD_MULTIPLE in use: relay mode is not applied to "
-                 "this job's point-to-point traffic (it passes through to MPI unchanged)\n");
-  return any != 0;
 }
 
 /// Mode relay: the engine takes over point-to-point traffic on managed communicators.
@@ -115,7 +98,7 @@ void start() {
   mcm_app_world_f = PMPI_Comm_c2f(g_layout.role_comm);
   mcm_app_world = g_layout.role_comm;
   g_active = true;
-  if (relay && !any_rank_multithreaded()) start_engine();
+  if (relay) start_engine();
 }
 
 /// One record file per rank in the run's log directory (MCM_LOG_DIR), as the thesis

@@ -32,7 +32,7 @@ Engine& Engine::instance() {
 void Engine::start(const mcm::Layout& layout, std::size_t chunk_bytes) {
   layout_ = &layout;
   frames_.start(layout, chunk_bytes, /*via_daemons=*/true, doorbell_);
-  contexts_.start(layout.role_comm);
+  contexts_.start(layout.role_comm, mutex_);
   PMPI_Comm_dup(MPI_COMM_SELF, &self_);
   active_ = true;
 }

@@ -5,14 +5,18 @@
  * with MPI_ANY_SOURCE / MPI_ANY_TAG, which must arrive in send order with
  * the right source, tag and payload; at the same time both threads use one
  * shared communicator with a thread-specific tag (ANY_SOURCE receives must
- * never take the other thread's messages), plus Iprobe/Recv there. The
- * main thread checks the per-thread results. Without MULTIPLE, the same
+ * never take the other thread's messages), plus Iprobe/Recv there. Then
+ * both threads create communicators at once (20 times: MPI_Comm_dup of
+ * their own one, a Sendrecv around the ring on it, MPI_Comm_free), which
+ * must not mix up the two new communicators. The main thread checks the
+ * per-thread results. Without MULTIPLE, the same
  * exchanges run one after the other in the main thread. Rank 0 prints
  * gathered results. */
 #include "mcmt.h"
 #include <pthread.h>
 
 #define NMSG 300
+#define NDUP 20
 #define BIGN (64 * 1024)
 
 static MPI_Comm own[2], shared;
@@ -54,6 +58,20 @@ static void *worker(void *p) {
     MPI_Recv(rbuf, 1, MPI_INT, MPI_ANY_SOURCE, 10 + a->t, shared, &st);
     if (st.MPI_SOURCE != left_ || rbuf[0] != 1000000 * a->t + 1000 * left_ + i) a->bad++;
     MPI_Wait(&rq, MPI_STATUS_IGNORE);
+    a->received++;
+  }
+  /* concurrent communicator creation: a message on the new communicator reaches the
+     same thread's peer, never the other thread's */
+  for (i = 0; i < NDUP; i++) {
+    MPI_Comm fresh;
+    MPI_Comm_dup(own[a->t], &fresh);
+    sbuf[0] = 7000000 + 1000000 * a->t + 1000 * mcmt_rank + i;
+    MPI_Sendrecv(sbuf, 1, MPI_INT, right_, i, rbuf, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG,
+                 fresh, &st);
+    if (st.MPI_SOURCE != left_ || st.MPI_TAG != i ||
+        rbuf[0] != 7000000 + 1000000 * a->t + 1000 * left_ + i)
+      a->bad++;
+    MPI_Comm_free(&fresh);
     a->received++;
   }
   free(sbuf);
@@ -103,7 +121,7 @@ int main(int argc, char **argv) {
   mcmt_out("threads: %s\n", threaded ? "2 concurrent" : "run one after the other");
   for (t = 0; t < 2; t++) {
     char label[64];
-    CHECK(args[t].bad == 0 && args[t].received == 2 * NMSG, "thread %d: %d bad, %d received", t,
+    CHECK(args[t].bad == 0 && args[t].received == 2 * NMSG + NDUP, "thread %d: %d bad, %d received", t,
           args[t].bad, args[t].received);
     snprintf(label, sizeof label, "thread %d messages received (bad)", t);
     mcmt_out_gathered(label, args[t].bad ? -args[t].bad : args[t].received);

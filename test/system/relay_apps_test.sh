@@ -6,7 +6,11 @@
 #    checksummed payloads) reports zero lost, duplicated, corrupted or misordered
 #    messages under relay and relay with a detour, and its checks do notice a
 #    deliberately reordered message;
-#  * the detour is really taken: the daemon of vm3 logs the frames of vm1 -> vm2.
+#  * the detour is really taken: the daemon of vm3 logs the frames of vm1 -> vm2;
+#  * MPI_THREAD_MULTIPLE: p2p_threads (2 threads per rank sending and receiving at once)
+#    passes under relay and relay with a detour, and the engine carried all its
+#    messages: 2 threads x (300 iterations x 2 sends + 20 on new communicators) = 1240
+#    per rank in the rank records.
 # Usage: relay_apps_test.sh BUILD_DIR [--messages N] [--total-bytes B]
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -58,6 +62,20 @@ for i in 1 2; do
 done
 check "the detour was taken: vm3's daemon forwarded vm1 -> vm2 frames in transit" \
   grep -qiE "transit" "$work/logs-stress2/mcmd-vm2.log"
+
+for i in 1 2; do
+  run "threads$i" "${modes[$i]}" "$BUILD/test/mpi/p2p_threads"
+  check "p2p_threads [${modes[$i]}]: exits 0 ($(cat "$work/threads$i.status"))" \
+    [ "$(cat "$work/threads$i.status")" = 0 ]
+  check "p2p_threads [${modes[$i]}]: OK with 2 concurrent threads under MPI_THREAD_MULTIPLE" \
+    grep -q "threads: 2 concurrent" "$work/threads$i.out"
+  sent=$(cat "$work/logs-threads$i"/rank-*.yaml 2>/dev/null | awk '/^messages_sent:/ {n++; s += $2}
+    END {print n + 0 " ranks, " s + 0 " messages"}')
+  check "p2p_threads [${modes[$i]}]: the engine carried every message ($sent; want 8 ranks, 9920)" \
+    [ "$sent" = "8 ranks, 9920 messages" ]
+done
+check "p2p_threads: the detour was taken (vm3's daemon forwarded frames in transit)" \
+  grep -qiE "transit" "$work/logs-threads2/mcmd-vm2.log"
 
 run inject "--mode relay" "$BUILD/test/mpi/stress_p2p" -messages 2000 -total-bytes 20000000 -inject reorder
 check "stress_p2p notices a reordered message (status $(cat "$work/inject.status"))" \
