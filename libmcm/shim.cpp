@@ -1,5 +1,7 @@
 #include "shim.h"
 
+#include <dlfcn.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <cerrno>
@@ -24,6 +26,8 @@ void mcm_comm_created(MPI_Comm comm) {
   if (comm == MPI_COMM_NULL || !engine.active()) return;
   engine.contexts().register_new(comm);  // takes the engine lock itself, between collectives
 }
+
+void* mcm_fortran_lookup(const char* symbol) { return dlsym(RTLD_NEXT, symbol); }
 
 void mcm_fortran_missing(const char* mpi_function) {
   std::fprintf(stderr, "libmcm: %s called from Fortran but Open MPI's Fortran bindings "

@@ -46,6 +46,11 @@ int mcm_wait_progressing(MPI_Request* request, MPI_Status* status);
  * prints the function's name and aborts, since the call cannot be honoured. */
 void mcm_fortran_missing(const char* mpi_function) __attribute__((noreturn));
 
+/* Open MPI's own Fortran binding `symbol` (pmpi_send_, ...), the next definition after
+ * libmcm's (dlsym RTLD_NEXT), or NULL when no Fortran bindings are loaded. libmcm
+ * defines some pmpi_*_ itself, for the mpi_f08 bindings, so it never calls them by name. */
+void* mcm_fortran_lookup(const char* symbol);
+
 #ifdef __cplusplus
 }
 #endif

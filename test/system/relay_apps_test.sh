@@ -10,7 +10,10 @@
 #  * MPI_THREAD_MULTIPLE: p2p_threads (2 threads per rank sending and receiving at once)
 #    passes under relay and relay with a detour, and the engine carried all its
 #    messages: 2 threads x (300 iterations x 2 sends + 20 on new communicators) = 1240
-#    per rank in the rank records.
+#    per rank in the rank records;
+#  * `use mpi_f08` (whose bindings call ompi_*_f and some pmpi_*_, not mpi_*_): f08_p2p
+#    passes under relay and the engine carried its 70 messages (per pair: A sends 11, B 6;
+#    the second rank of each half of the split sends one more).
 # Usage: relay_apps_test.sh BUILD_DIR [--messages N] [--total-bytes B]
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -76,6 +79,11 @@ for i in 1 2; do
 done
 check "p2p_threads: the detour was taken (vm3's daemon forwarded frames in transit)" \
   grep -qiE "transit" "$work/logs-threads2/mcmd-vm2.log"
+
+run f08 "--mode relay" "$BUILD/test/mpi/f08_p2p"
+check "f08_p2p [--mode relay]: OK" grep -q "f08_p2p: OK" "$work/f08.out"
+sent=$(cat "$work/logs-f08"/rank-*.yaml 2>/dev/null | awk '/^messages_sent:/ {s += $2} END {print s + 0}')
+check "f08_p2p [--mode relay]: the engine carried every message ($sent; want 70)" [ "$sent" = 70 ]
 
 run inject "--mode relay" "$BUILD/test/mpi/stress_p2p" -messages 2000 -total-bytes 20000000 -inject reorder
 check "stress_p2p notices a reordered message (status $(cat "$work/inject.status"))" \
