@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "mcm/wire.h"
+
 namespace mcm::daemon {
 namespace {
 
@@ -13,9 +15,9 @@ std::size_t share(std::size_t bytes, int ways) {
 
 FramePool::FramePool(std::size_t buffer_bytes, std::size_t max_frame_bytes, int destinations,
                      int peers)
-    : max_frame_(max_frame_bytes),
-      quota_(std::max(max_frame_bytes, share(buffer_bytes / 2, destinations))),
-      window_(std::max(max_frame_bytes, share(buffer_bytes / 2, peers))),
+    : max_frame_(wire::charge(max_frame_bytes)),
+      quota_(std::max(max_frame_, share(buffer_bytes / 2, destinations))),
+      window_(std::max(max_frame_, share(buffer_bytes / 2, peers))),
       held_(static_cast<std::size_t>(std::max(destinations, 1)), 0),
       unmatched_(static_cast<std::size_t>(std::max(peers, 1)) + 1, 0) {}
 
@@ -26,9 +28,9 @@ bool FramePool::has_room(int d) const {
 
 Frame FramePool::take(int d, std::size_t bytes) {
   std::size_t& held = held_[static_cast<std::size_t>(d)];
-  held += bytes;
+  held += wire::charge(bytes);
   if (held > quota_) ++oversized_;
-  held_total_ += bytes;
+  held_total_ += wire::charge(bytes);
   ++frames_held_;
   peak_ = std::max(peak_, held_total_);
   // new char[] leaves the bytes uninitialised: MPI writes them, nothing else reads first.
@@ -37,8 +39,8 @@ Frame FramePool::take(int d, std::size_t bytes) {
 
 void FramePool::release(Frame& frame) {
   if (!frame.data) return;
-  held_[static_cast<std::size_t>(frame.destination)] -= frame.bytes;
-  held_total_ -= frame.bytes;
+  held_[static_cast<std::size_t>(frame.destination)] -= wire::charge(frame.bytes);
+  held_total_ -= wire::charge(frame.bytes);
   --frames_held_;
   frame.data.reset();
   frame.bytes = 0;
@@ -50,11 +52,11 @@ bool FramePool::may_send_to(int vm) const {
 }
 
 void FramePool::sending_to(int vm, std::size_t bytes) {
-  unmatched_[static_cast<std::size_t>(vm)] += bytes;
+  unmatched_[static_cast<std::size_t>(vm)] += wire::charge(bytes);
 }
 
 void FramePool::sent_to_matched(int vm, std::size_t bytes) {
-  unmatched_[static_cast<std::size_t>(vm)] -= bytes;
+  unmatched_[static_cast<std::size_t>(vm)] -= wire::charge(bytes);
 }
 
 std::size_t FramePool::unmatched_at(int vm) const {

@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "frame_pool.h"
+#include "mcm/wire.h"
 #include "relay_counters.h"
 
 using mcm::daemon::Frame;
@@ -9,50 +10,54 @@ using mcm::daemon::FramePool;
 
 TEST_CASE("frame pool: half the buffer is shared by destinations, half by peer daemons, "
           "at least one max frame each", "[mcmd][pool]") {
-  CHECK(FramePool(2000, 100, 4, 3).quota() == 250);
-  CHECK(FramePool(2000, 100, 4, 3).window() == 333);
-  CHECK(FramePool(2000, 400, 4, 3).quota() == 400);
-  CHECK(FramePool(2000, 400, 4, 3).window() == 400);
-  CHECK(FramePool(2000, 100, 0, 0).quota() == 1000);  // no ranks: one slot, no division by 0
-  CHECK(FramePool(2000, 100, 0, 0).window() == 1000);
+  CHECK(FramePool(200000, 10000, 4, 3).quota() == 25000);
+  CHECK(FramePool(200000, 10000, 4, 3).window() == 33333);
+  CHECK(FramePool(200000, 40000, 4, 3).quota() == 40000);
+  CHECK(FramePool(200000, 40000, 4, 3).window() == 40000);
+  CHECK(FramePool(200000, 10000, 0, 0).quota() == 100000);  // no ranks: one slot, no division by 0
+  CHECK(FramePool(200000, 10000, 0, 0).window() == 100000);
+  // A frame costs at least wire::kMinFrameCharge, so that is the least "max frame".
+  CHECK(FramePool(2000, 100, 4, 3).quota() == mcm::wire::kMinFrameCharge);
 }
 
 TEST_CASE("frame pool: a destination takes frames until one more max frame would not fit",
           "[mcmd][pool]") {
-  FramePool pool(2000, 100, 4);  // quota 250
+  FramePool pool(200000, 10000, 4);  // quota 25000
   std::vector<Frame> frames;
   REQUIRE(pool.has_room(1));
-  frames.push_back(pool.take(1, 100));
+  frames.push_back(pool.take(1, 10000));
   REQUIRE(pool.has_room(1));
-  frames.push_back(pool.take(1, 100));
-  CHECK_FALSE(pool.has_room(1));  // 200 + 100 > 250
+  frames.push_back(pool.take(1, 10000));
+  CHECK_FALSE(pool.has_room(1));  // 20000 + 10000 > 25000
   CHECK(pool.has_room(0));        // the other destinations are not affected
-  CHECK(pool.held(1) == 200);
-  CHECK(pool.held() == 200);
+  CHECK(pool.held(1) == 20000);
+  CHECK(pool.held() == 20000);
   CHECK(pool.frames_held() == 2);
-  frames.push_back(pool.take(2, 30));
-  CHECK(pool.peak() == 230);
+  frames.push_back(pool.take(2, 30));  // a tiny frame is charged kMinFrameCharge (4096)
+  CHECK(frames[2].bytes == 30);
+  CHECK(pool.held(2) == 4096);
+  CHECK(pool.peak() == 24096);
 
   pool.release(frames[0]);
   CHECK_FALSE(frames[0].data);
   CHECK(pool.has_room(1));
-  CHECK(pool.held(1) == 100);
-  CHECK(pool.held() == 130);
+  CHECK(pool.held(1) == 10000);
+  CHECK(pool.held() == 14096);
   pool.release(frames[0]);  // releasing twice is harmless
-  CHECK(pool.held() == 130);
+  CHECK(pool.held() == 14096);
   pool.release(frames[1]);
   pool.release(frames[2]);
   CHECK(pool.held() == 0);
   CHECK(pool.frames_held() == 0);
-  CHECK(pool.peak() == 230);
+  CHECK(pool.peak() == 24096);
   CHECK(pool.oversized() == 0);
 }
 
 TEST_CASE("frame pool: a frame above the quota passes when nothing is held for it",
           "[mcmd][pool]") {
-  FramePool pool(2000, 100, 4);  // quota 250
-  Frame big = pool.take(3, 600);
-  CHECK(big.bytes == 600);
+  FramePool pool(200000, 10000, 4);  // quota 25000
+  Frame big = pool.take(3, 60000);
+  CHECK(big.bytes == 60000);
   CHECK(pool.oversized() == 1);
   CHECK_FALSE(pool.has_room(3));  // until it is gone
   pool.release(big);
@@ -84,23 +89,30 @@ TEST_CASE("frame pool: the total stays within the bound under any release order"
 
 TEST_CASE("frame pool: sends to a peer daemon stay within its window until matched",
           "[mcmd][pool]") {
-  FramePool pool(2000, 100, 8, 3);  // window 333 to each of the daemons of VMs 0..3
+  FramePool pool(200000, 10000, 8, 3);  // window 33333 to each of the daemons of VMs 0..3
   CHECK(pool.may_send_to(1));
-  pool.sending_to(1, 100);
-  pool.sending_to(1, 100);
-  CHECK(pool.may_send_to(1));  // 200 + 100 <= 333
-  pool.sending_to(1, 100);
-  CHECK_FALSE(pool.may_send_to(1));  // 300 + 100 > 333
+  pool.sending_to(1, 10000);
+  pool.sending_to(1, 10000);
+  CHECK(pool.may_send_to(1));  // 20000 + 10000 <= 33333
+  pool.sending_to(1, 10000);
+  CHECK_FALSE(pool.may_send_to(1));  // 30000 + 10000 > 33333
   CHECK(pool.may_send_to(2));        // other daemons are not affected
-  CHECK(pool.unmatched_at(1) == 300);
-  pool.sent_to_matched(1, 100);
+  CHECK(pool.unmatched_at(1) == 30000);
+  pool.sent_to_matched(1, 10000);
   CHECK(pool.may_send_to(1));
-  CHECK(pool.unmatched_at(1) == 200);
+  CHECK(pool.unmatched_at(1) == 20000);
+
+  // Tiny frames count kMinFrameCharge each: 8 of 100 bytes fill a window of 33333.
+  for (int i = 0; i < 8; ++i) pool.sending_to(2, 100);
+  CHECK(pool.unmatched_at(2) == 8 * 4096);
+  CHECK_FALSE(pool.may_send_to(2));
+  pool.sent_to_matched(2, 100);
+  CHECK(pool.unmatched_at(2) == 7 * 4096);
 
   // A frame above the window passes when nothing is unmatched at that daemon.
-  pool.sending_to(3, 900);
+  pool.sending_to(3, 90000);
   CHECK_FALSE(pool.may_send_to(3));
-  pool.sent_to_matched(3, 900);
+  pool.sent_to_matched(3, 90000);
   CHECK(pool.may_send_to(3));
 }
 
@@ -127,7 +139,7 @@ TEST_CASE("frame pool: what waits unmatched at a daemon stays within half the bu
       unmatched.erase(unmatched.begin() + static_cast<long>(k));
     }
     std::size_t at_daemon0 = 0;
-    for (const auto& u : unmatched) at_daemon0 += u.second;
+    for (const auto& u : unmatched) at_daemon0 += mcm::wire::charge(u.second);
     REQUIRE(at_daemon0 <= buffer / 2);
   }
 }

@@ -32,6 +32,7 @@
 //     after all its own frames have left.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace mcm::wire {
@@ -71,6 +72,16 @@ struct Envelope {
   double t_arrive = 0;             ///< t_r: when the destination daemon had it all
 };
 static_assert(sizeof(Envelope) == 80, "the envelope is part of the wire format");
+
+/// What one frame costs a process's memory at least, whatever its payload: its buffer's
+/// bookkeeping and, above all, MPI's per-message request and fragment. Flow control
+/// charges every frame at least this much (charge()), so that windows and quotas bound
+/// memory for tiny messages too: charged at their 144 bytes, 64-byte messages let a
+/// daemon grow by 90 MiB past a 16 MiB bound (test/system/relay_memory_test.sh).
+constexpr std::size_t kMinFrameCharge = 4096;
+
+/// The flow-control charge of a frame of `bytes` (envelope included).
+inline std::size_t charge(std::size_t bytes) { return bytes < kMinFrameCharge ? kMinFrameCharge : bytes; }
 
 /// Whether `e` is the last frame of its message.
 inline bool is_last_frame(const Envelope& e) {
