@@ -7,9 +7,6 @@ namespace mcm::engine {
 namespace {
 
 constexpr int kMaxFramesPerPoll = 64;
-/// The window towards the daemon, in frames of the largest size: deep enough to keep a
-/// large message's frames pipelined, small against the daemon's quota for the rank.
-constexpr std::size_t kWindowFrames = 16;
 /// Open MPI's shared-memory eager limit: larger frames move by rendezvous.
 constexpr int kRendezvousFromBytes = 4096;
 
@@ -22,36 +19,6 @@ void FrameIO::start(const mcm::Layout& layout, std::size_t chunk_bytes, bool via
   via_daemons_ = via_daemons && layout.local_daemon >= 0;
   my_tag_ = wire::data_tag(layout.world_rank);
   bell_ = &bell;
-  window_bytes_ = kWindowFrames * (sizeof(wire::Envelope) + chunk_bytes_);
-}
-
-void FrameIO::post(std::unique_ptr<char[]> buffer, int bytes, int hop, int tag, Op* op) {
-  MPI_Request request;
-  const bool to_daemon = hop == layout_->local_daemon;
-  if (to_daemon) {
-    PMPI_Issend(buffer.get(), bytes, MPI_BYTE, hop, tag, layout_->private_comm, &request);
-    unmatched_bytes_ += wire::charge(static_cast<std::size_t>(bytes));
-  } else {
-    PMPI_Isend(buffer.get(), bytes, MPI_BYTE, hop, tag, layout_->private_comm, &request);
-  }
-  requests_.push_back(request);
-  buffers_.push_back(std::move(buffer));
-  ops_.push_back(op);
-  sizes_.push_back(to_daemon ? wire::charge(static_cast<std::size_t>(bytes)) : 0);
-}
-
-bool FrameIO::post_waiting() {
-  bool posted = false;
-  while (!waiting_.empty() &&
-         (unmatched_bytes_ == 0 ||
-          unmatched_bytes_ + wire::charge(static_cast<std::size_t>(waiting_.front().bytes)) <=
-              window_bytes_)) {
-    Waiting& w = waiting_.front();
-    post(std::move(w.buffer), w.bytes, layout_->local_daemon, w.tag, w.op);
-    waiting_.pop_front();
-    posted = true;
-  }
-  return posted;
 }
 
 int FrameIO::next_hop(int destination) const {
@@ -73,17 +40,15 @@ int FrameIO::send(wire::Envelope e, const char* payload, Op* op) {
     std::unique_ptr<char[]> buffer(new char[sizeof e + n]);
     std::memcpy(buffer.get(), &e, sizeof e);
     if (n > 0) std::memcpy(buffer.get() + sizeof e, payload + offset, n);
-    const int bytes = static_cast<int>(sizeof e + n);
-    if (hop == layout_->local_daemon) {
-      // In order behind any frame already waiting for the window.
-      waiting_.push_back(Waiting{std::move(buffer), bytes, tag, op});
-    } else {
-      post(std::move(buffer), bytes, hop, tag, op);
-    }
+    MPI_Request request;
+    PMPI_Isend(buffer.get(), static_cast<int>(sizeof e + n), MPI_BYTE, hop, tag,
+               layout_->private_comm, &request);
+    requests_.push_back(request);
+    buffers_.push_back(std::move(buffer));
+    ops_.push_back(op);
     offset += n;
     ++frames;
   } while (offset < e.message_bytes);
-  post_waiting();
   bell_->ring(layout_->doorbell_of_world_rank[static_cast<size_t>(hop)]);
   return frames;
 }
@@ -102,21 +67,15 @@ bool FrameIO::poll(const FrameHandler& on_frame, const SentHandler& on_sent) {
         sent_.push_back(ops_[static_cast<size_t>(done_[static_cast<size_t>(i)])]);
       size_t keep = 0;
       for (size_t i = 0; i < requests_.size(); ++i) {
-        if (requests_[i] == MPI_REQUEST_NULL) {
-          unmatched_bytes_ -= sizes_[i];
-          continue;
-        }
+        if (requests_[i] == MPI_REQUEST_NULL) continue;
         requests_[keep] = requests_[i];
         buffers_[keep] = std::move(buffers_[i]);
         ops_[keep] = ops_[i];
-        sizes_[keep] = sizes_[i];
         ++keep;
       }
       requests_.resize(keep);
       buffers_.resize(keep);
       ops_.resize(keep);
-      sizes_.resize(keep);
-      if (post_waiting()) bell_->ring(layout_->doorbell_of_world_rank[static_cast<size_t>(layout_->local_daemon)]);
       for (Op* op : sent_) on_sent(op);
     }
   }

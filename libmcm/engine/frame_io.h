@@ -1,17 +1,10 @@
 // Frames on the wire (mcm/wire.h): sending a message as frames, receiving frames.
 //
 // send(): cuts a message into frames of at most chunk_bytes payload, copies each into its
-// own buffer and hands it to MPI (PMPI_Isend), so MPI's own progress moves it even
+// own buffer and hands it to MPI at once (PMPI_Isend), so MPI's own progress moves it even
 // while the application sits in a collective. The next hop of a frame to world rank D is
 // D itself when D is on this VM (or there is no daemon), else this VM's daemon; the next
 // hop's doorbell is then rung once (mcm/doorbell.h) so that it polls at once.
-// Flow control towards the daemon: frames for it go with PMPI_Issend, which completes
-// only once the daemon has matched the frame, and at most window_bytes() of them may be
-// unmatched at once; later ones wait here, in order, and leave as matches come back (a
-// frame counts as sent, for its operation's completion, when its Issend completes). The
-// daemon takes a destination's frames only while that destination's quota has room, so
-// this bounds what a rank can leave in its daemon's MPI queue, however small its
-// messages (small frames travel eagerly and would otherwise pile up there).
 // poll(): completes finished Isends (reporting each frame's Op) and receives up to a
 // bounded number of arrived frames (PMPI_Improbe + PMPI_Mrecv on this rank's data tag).
 // Not thread-safe: the engine lock is held by callers.
@@ -20,7 +13,6 @@
 #include <mpi.h>
 
 #include <cstddef>
-#include <deque>
 #include <functional>
 #include <memory>
 #include <vector>
@@ -50,23 +42,11 @@ class FrameIO {
   /// One round of progress. Returns whether anything moved.
   bool poll(const FrameHandler& on_frame, const SentHandler& on_sent);
 
-  /// Frames handed to MPI and not yet completed, or waiting for the daemon's window.
-  std::size_t in_flight() const { return requests_.size() + waiting_.size(); }
-  /// The most frame bytes (wire::charge()) unmatched at the daemon at once.
-  std::size_t window_bytes() const { return window_bytes_; }
+  /// Frames handed to MPI and not yet completed.
+  std::size_t in_flight() const { return requests_.size(); }
 
  private:
-  struct Waiting {  ///< a frame for the daemon, waiting for room in the window
-    std::unique_ptr<char[]> buffer;
-    int bytes = 0;
-    int tag = 0;
-    Op* op = nullptr;
-  };
   int next_hop(int destination) const;
-  /// Hands one frame to MPI (Issend to the daemon, Isend to a rank).
-  void post(std::unique_ptr<char[]> buffer, int bytes, int hop, int tag, Op* op);
-  /// Posts waiting frames while the window has room; true when any left.
-  bool post_waiting();
 
   const mcm::Layout* layout_ = nullptr;
   std::size_t chunk_bytes_ = 0;  ///< set by start()
@@ -75,10 +55,6 @@ class FrameIO {
   std::vector<MPI_Request> requests_;
   std::vector<std::unique_ptr<char[]>> buffers_;
   std::vector<Op*> ops_;
-  std::vector<std::size_t> sizes_;  ///< each posted frame's charge against the window
-  std::deque<Waiting> waiting_;
-  std::size_t window_bytes_ = 0;  ///< set by start()
-  std::size_t unmatched_bytes_ = 0;
   std::vector<char> scratch_;
   std::vector<int> done_;   ///< PMPI_Testsome scratch, reused by every poll
   std::vector<Op*> sent_;
