@@ -4,6 +4,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "mcm/wire.h"
@@ -89,6 +90,13 @@ MpiPoller::Progress Relay::step(bool rang) {
     for (int slot = 0; slot < slots; ++slot)
       if (pool_.has_room(slot)) taken += take_frames(slot);
   }
+  if (!matched_senders_.empty()) {
+    std::sort(matched_senders_.begin(), matched_senders_.end());
+    matched_senders_.erase(std::unique(matched_senders_.begin(), matched_senders_.end()),
+                           matched_senders_.end());
+    for (int sender : matched_senders_) ring(sender);
+    matched_senders_.clear();
+  }
   if (draining_) check_drained();
   report_stalls();
   if (taken > 0) return MpiPoller::Progress::moved;
@@ -117,6 +125,7 @@ int Relay::take_frames(int slot) {
       // A small frame has arrived whole once it is matched: take it and forward it now,
       // instead of one poll later.
       PMPI_Mrecv(held->frame.data.get(), bytes, MPI_BYTE, &message, MPI_STATUS_IGNORE);
+      matched_senders_.push_back(held->sender);
       held->received = true;
       send_received(slot);
       continue;

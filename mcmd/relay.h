@@ -119,6 +119,9 @@ class Relay {
     bool stall_reported = false;
   };
   std::vector<Destination> destinations_;
+  /// Senders whose small frames this step matched: each is rung once at the end of the
+  /// step, since their synchronous sends (from ranks and daemons alike) just completed.
+  std::vector<int> matched_senders_;
   bool warned_oversized_ = false;
   std::uint64_t dropped_ = 0;
   bool draining_ = false;

@@ -7,6 +7,9 @@ namespace mcm::engine {
 namespace {
 
 constexpr int kMaxFramesPerPoll = 64;
+/// Each destination's window towards the daemon, in frames of the largest size: enough
+/// to keep a large message's frames pipelined, small against the daemon's quota.
+constexpr std::size_t kLaneWindowFrames = 4;
 /// Open MPI's shared-memory eager limit: larger frames move by rendezvous.
 constexpr int kRendezvousFromBytes = 4096;
 
@@ -19,6 +22,45 @@ void FrameIO::start(const mcm::Layout& layout, std::size_t chunk_bytes, bool via
   via_daemons_ = via_daemons && layout.local_daemon >= 0;
   my_tag_ = wire::data_tag(layout.world_rank);
   bell_ = &bell;
+  lane_window_bytes_ = kLaneWindowFrames * wire::charge(sizeof(wire::Envelope) + chunk_bytes_);
+}
+
+void FrameIO::post(std::unique_ptr<char[]> buffer, int bytes, int hop, int tag, Op* op,
+                   int destination, Lane* lane) {
+  MPI_Request request;
+  std::size_t charge = 0;
+  if (lane != nullptr && bytes <= kRendezvousFromBytes) {
+    // An eager frame: only a synchronous send tells when the daemon matched it.
+    PMPI_Issend(buffer.get(), bytes, MPI_BYTE, hop, tag, layout_->private_comm, &request);
+  } else {
+    // Above the eager limit the send completes only once matched anyway (rendezvous).
+    PMPI_Isend(buffer.get(), bytes, MPI_BYTE, hop, tag, layout_->private_comm, &request);
+  }
+  if (lane != nullptr) {
+    charge = wire::charge(static_cast<std::size_t>(bytes));
+    lane->unmatched += charge;
+  }
+  requests_.push_back(request);
+  buffers_.push_back(std::move(buffer));
+  ops_.push_back(op);
+  charges_.push_back(charge);
+  lane_of_.push_back(destination);
+}
+
+bool FrameIO::post_waiting(int destination, Lane& lane) {
+  bool posted = false;
+  while (!lane.waiting.empty() &&
+         (lane.unmatched == 0 ||
+          lane.unmatched + wire::charge(static_cast<std::size_t>(lane.waiting.front().bytes)) <=
+              lane_window_bytes_)) {
+    Waiting& w = lane.waiting.front();
+    post(std::move(w.buffer), w.bytes, layout_->local_daemon, wire::data_tag(destination), w.op,
+         destination, &lane);
+    lane.waiting.pop_front();
+    --waiting_frames_;
+    posted = true;
+  }
+  return posted;
 }
 
 int FrameIO::next_hop(int destination) const {
@@ -40,15 +82,18 @@ int FrameIO::send(wire::Envelope e, const char* payload, Op* op) {
     std::unique_ptr<char[]> buffer(new char[sizeof e + n]);
     std::memcpy(buffer.get(), &e, sizeof e);
     if (n > 0) std::memcpy(buffer.get() + sizeof e, payload + offset, n);
-    MPI_Request request;
-    PMPI_Isend(buffer.get(), static_cast<int>(sizeof e + n), MPI_BYTE, hop, tag,
-               layout_->private_comm, &request);
-    requests_.push_back(request);
-    buffers_.push_back(std::move(buffer));
-    ops_.push_back(op);
+    const int bytes = static_cast<int>(sizeof e + n);
+    if (hop == layout_->local_daemon) {
+      // In order behind any frame for the same destination already waiting.
+      lanes_[e.destination].waiting.push_back(Waiting{std::move(buffer), bytes, op});
+      ++waiting_frames_;
+    } else {
+      post(std::move(buffer), bytes, hop, tag, op, e.destination, nullptr);
+    }
     offset += n;
     ++frames;
   } while (offset < e.message_bytes);
+  if (hop == layout_->local_daemon) post_waiting(e.destination, lanes_[e.destination]);
   bell_->ring(layout_->doorbell_of_world_rank[static_cast<size_t>(hop)]);
   return frames;
 }
@@ -65,17 +110,35 @@ bool FrameIO::poll(const FrameHandler& on_frame, const SentHandler& on_sent) {
       sent_.clear();
       for (int i = 0; i < count; ++i)
         sent_.push_back(ops_[static_cast<size_t>(done_[static_cast<size_t>(i)])]);
+      freed_lanes_.clear();
       size_t keep = 0;
       for (size_t i = 0; i < requests_.size(); ++i) {
-        if (requests_[i] == MPI_REQUEST_NULL) continue;
+        if (requests_[i] == MPI_REQUEST_NULL) {
+          if (charges_[i] > 0) {
+            lanes_[lane_of_[i]].unmatched -= charges_[i];
+            freed_lanes_.push_back(lane_of_[i]);
+          }
+          continue;
+        }
         requests_[keep] = requests_[i];
         buffers_[keep] = std::move(buffers_[i]);
         ops_[keep] = ops_[i];
+        charges_[keep] = charges_[i];
+        lane_of_[keep] = lane_of_[i];
         ++keep;
       }
       requests_.resize(keep);
       buffers_.resize(keep);
       ops_.resize(keep);
+      charges_.resize(keep);
+      lane_of_.resize(keep);
+      bool posted = false;
+      for (int destination : freed_lanes_) {
+        Lane& lane = lanes_[destination];
+        if (!lane.waiting.empty()) posted = post_waiting(destination, lane) || posted;
+      }
+      if (posted)
+        bell_->ring(layout_->doorbell_of_world_rank[static_cast<size_t>(layout_->local_daemon)]);
       for (Op* op : sent_) on_sent(op);
     }
   }

@@ -5,6 +5,16 @@
 // while the application sits in a collective. The next hop of a frame to world rank D is
 // D itself when D is on this VM (or there is no daemon), else this VM's daemon; the next
 // hop's doorbell is then rung once (mcm/doorbell.h) so that it polls at once.
+// Flow control towards the daemon, per destination: a frame for the daemon is sent so
+// that its send completes only once the daemon has matched it (PMPI_Issend up to the
+// 4 KiB shared-memory eager limit; above it, rendezvous does that already), and at most
+// lane_window_bytes() (wire::charge()) of each destination's frames are unmatched at
+// once; later ones wait here, in order, and leave as matches come back (a frame counts as
+// sent, for its operation's completion, when its send completes). The daemon takes a
+// destination's frames only while that destination's quota has room, so this bounds what
+// a rank leaves in its daemon's MPI queue, however small its messages (small frames
+// travel eagerly and would otherwise pile up there), while a destination that has stopped
+// receiving never holds up frames for the others.
 // poll(): completes finished Isends (reporting each frame's Op) and receives up to a
 // bounded number of arrived frames (PMPI_Improbe + PMPI_Mrecv on this rank's data tag).
 // Not thread-safe: the engine lock is held by callers.
@@ -13,8 +23,10 @@
 #include <mpi.h>
 
 #include <cstddef>
+#include <deque>
 #include <functional>
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 #include "mcm/bootstrap.h"
@@ -42,11 +54,27 @@ class FrameIO {
   /// One round of progress. Returns whether anything moved.
   bool poll(const FrameHandler& on_frame, const SentHandler& on_sent);
 
-  /// Frames handed to MPI and not yet completed.
-  std::size_t in_flight() const { return requests_.size(); }
+  /// Frames handed to MPI and not yet completed, or waiting for their lane's window.
+  std::size_t in_flight() const { return requests_.size() + waiting_frames_; }
+  /// The most frame bytes (wire::charge()) of one destination unmatched at the daemon.
+  std::size_t lane_window_bytes() const { return lane_window_bytes_; }
 
  private:
+  struct Waiting {  ///< a frame for the daemon, waiting for room in its lane's window
+    std::unique_ptr<char[]> buffer;
+    int bytes = 0;
+    Op* op = nullptr;
+  };
+  struct Lane {  ///< frames for one destination that go through the daemon
+    std::deque<Waiting> waiting;
+    std::size_t unmatched = 0;
+  };
   int next_hop(int destination) const;
+  /// Hands one frame to MPI; `lane` is its destination's lane when it goes to the daemon.
+  void post(std::unique_ptr<char[]> buffer, int bytes, int hop, int tag, Op* op,
+            int destination, Lane* lane);
+  /// Posts a lane's waiting frames while its window has room; true when any left.
+  bool post_waiting(int destination, Lane& lane);
 
   const mcm::Layout* layout_ = nullptr;
   std::size_t chunk_bytes_ = 0;  ///< set by start()
@@ -55,6 +83,12 @@ class FrameIO {
   std::vector<MPI_Request> requests_;
   std::vector<std::unique_ptr<char[]>> buffers_;
   std::vector<Op*> ops_;
+  std::vector<std::size_t> charges_;  ///< each posted frame's charge to its lane (0: none)
+  std::vector<int> lane_of_;          ///< each posted frame's destination (lane key)
+  std::unordered_map<int, Lane> lanes_;
+  std::size_t lane_window_bytes_ = 0;  ///< set by start()
+  std::size_t waiting_frames_ = 0;
+  std::vector<int> freed_lanes_;  ///< poll() scratch: lanes whose frames were matched
   std::vector<char> scratch_;
   std::vector<int> done_;   ///< PMPI_Testsome scratch, reused by every poll
   std::vector<Op*> sent_;
