@@ -40,16 +40,18 @@ class Backoff {
   static constexpr int kSpins = 16;
   static constexpr std::chrono::microseconds kMinSleep{10}, kMaxSleep{100};
 
-  void idle() {
-    if (++idle_ <= kSpins) return;
+  /// One unsuccessful poll; true when it waited on the doorbell (time has passed).
+  bool idle() {
+    if (++idle_ <= kSpins) return false;
     if (the_engine().doorbell().wait(sleep_)) {
       // Rung: a frame is on its way. MPI's probes look at their queue before they run the
       // progress engine, so the next poll may only read it off the wire: poll on at once
       // (a sleep here would cost a whole timeout, the ring being consumed).
       moved();
-      return;
+      return true;
     }
     sleep_ = std::min(sleep_ * 2, kMaxSleep);
+    return true;
   }
   void moved() {
     idle_ = 0;
@@ -83,8 +85,8 @@ class PollPacing {
   void note(bool found) {
     const auto now = std::chrono::steady_clock::now();
     if (found || now - last_ > kStreakGap) backoff_.moved();
-    if (!found) backoff_.idle();
-    last_ = std::chrono::steady_clock::now();
+    const bool waited = !found && backoff_.idle();
+    last_ = waited ? std::chrono::steady_clock::now() : now;
   }
 
   Backoff backoff_;

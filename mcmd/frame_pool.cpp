@@ -27,10 +27,11 @@ bool FramePool::has_room(int d) const {
 }
 
 Frame FramePool::take(int d, std::size_t bytes) {
+  const std::size_t charge = wire::charge(bytes);
   std::size_t& held = held_[static_cast<std::size_t>(d)];
-  held += wire::charge(bytes);
+  held += charge;
   if (held > quota_) ++oversized_;
-  held_total_ += wire::charge(bytes);
+  held_total_ += charge;
   ++frames_held_;
   peak_ = std::max(peak_, held_total_);
   // new char[] leaves the bytes uninitialised: MPI writes them, nothing else reads first.
@@ -39,8 +40,9 @@ Frame FramePool::take(int d, std::size_t bytes) {
 
 void FramePool::release(Frame& frame) {
   if (!frame.data) return;
-  held_[static_cast<std::size_t>(frame.destination)] -= wire::charge(frame.bytes);
-  held_total_ -= wire::charge(frame.bytes);
+  const std::size_t charge = wire::charge(frame.bytes);
+  held_[static_cast<std::size_t>(frame.destination)] -= charge;
+  held_total_ -= charge;
   --frames_held_;
   frame.data.reset();
   frame.bytes = 0;

@@ -152,7 +152,10 @@ void Relay::send_received(int slot) {
       queue.pop_front();
       continue;
     }
-    if (!send_on(queue.front())) return;  // resumes when the next daemon matches a frame
+    if (!send_on(queue.front())) {  // resumes when the next daemon matches a frame
+      window_waiters_ = true;
+      return;
+    }
     queue.pop_front();
   }
 }
@@ -220,7 +223,10 @@ bool Relay::send_on(const std::shared_ptr<Held>& held) {
     poller_.watch(request, [this, held, vm, bytes](const MPI_Status&) {
       pool_.sent_to_matched(vm, bytes);
       sent_on(*held);
-      send_received_everywhere();  // frames may have waited for this window
+      if (window_waiters_) {  // frames may have waited for this window
+        window_waiters_ = false;
+        send_received_everywhere();
+      }
     });
   }
   ++destinations_[static_cast<size_t>(slot)].sending;

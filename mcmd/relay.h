@@ -122,6 +122,9 @@ class Relay {
   /// Senders whose small frames this step matched: each is rung once at the end of the
   /// step, since their synchronous sends (from ranks and daemons alike) just completed.
   std::vector<int> matched_senders_;
+  /// Some destination's next frame found its next daemon's window full (send_on() said
+  /// no): completions of sends to daemons then retry every destination.
+  bool window_waiters_ = false;
   bool warned_oversized_ = false;
   std::uint64_t dropped_ = 0;
   bool draining_ = false;

@@ -13,7 +13,6 @@ void ContextRegistry::start(MPI_Comm app_world, FairLock& lock) {
   PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, &ContextRegistry::delete_attr, &keyval_, this);
   add(app_world, 0);
   add(MPI_COMM_SELF, 1);
-  taken_ = {0, 1};
 }
 
 void ContextRegistry::stop() {
@@ -25,7 +24,6 @@ void ContextRegistry::stop() {
   PMPI_Comm_free_keyval(&keyval_);
   PMPI_Group_free(&world_group_);
   next_id_ = 2;
-  taken_.clear();
 }
 
 void ContextRegistry::register_new(MPI_Comm comm) {
@@ -34,43 +32,35 @@ void ContextRegistry::register_new(MPI_Comm comm) {
   PMPI_Comm_test_inter(comm, &inter);
   MPI_Comm agree = comm;
   if (inter) PMPI_Intercomm_merge(comm, 0, &agree);
-  int floor = 0, id = -1;
-  while ((id = agree_once(agree, &floor)) < 0) {
+  int id = -1;
+  while ((id = agree_once(agree)) < 0) {  // a failed round left next_id_ above its id
   }
   if (inter) PMPI_Comm_free(&agree);
   Guard guard(*lock_);
   add(comm, id);
 }
 
-int ContextRegistry::agree_once(MPI_Comm agree, int* floor) {
+int ContextRegistry::agree_once(MPI_Comm agree) {
   int provided = MPI_THREAD_SINGLE;
   PMPI_Query_thread(&provided);
   int mine[2] = {0, provided == MPI_THREAD_MULTIPLE ? 1 : 0}, all[2] = {0, 0};
   {
     Guard guard(*lock_);
-    next_id_ = std::max(next_id_, *floor);
-    mine[0] = next_id_++;
-    taken_.insert(mine[0]);
+    mine[0] = next_id_++;  // reserved: no other thread here proposes or takes it
   }
   PMPI_Allreduce(mine, all, 2, MPI_INT, MPI_MAX, agree);
   const int id = all[0];
-  if (all[1] == 0) {  // no member has threads: the maximum is free everywhere
-    Guard guard(*lock_);
-    taken_.insert(id);
-    next_id_ = std::max(next_id_, id + 1);
-    return id;
-  }
-  int free_here = 0, free_everywhere = 0;
+  int free_here = 1, free_everywhere = 0;
   {
+    // Every id below next_id_ but our own proposal may be another thread's (reserved,
+    // taken, or skipped: either way not ours to take); from next_id_ up all are free.
     Guard guard(*lock_);
-    free_here = id == mine[0] || taken_.count(id) == 0 ? 1 : 0;
-    taken_.insert(id);  // reserved; stays taken even if the round fails
-    next_id_ = std::max(next_id_, id + 1);
+    free_here = id == mine[0] || id >= next_id_ ? 1 : 0;
+    next_id_ = std::max(next_id_, id + 1);  // reserved, even if the round fails
   }
+  if (all[1] == 0) return id;  // no member has threads: the maximum is free everywhere
   PMPI_Allreduce(&free_here, &free_everywhere, 1, MPI_INT, MPI_MIN, agree);
-  if (free_everywhere) return id;
-  *floor = id + 1;
-  return -1;
+  return free_everywhere ? id : -1;
 }
 
 Context* ContextRegistry::find(MPI_Comm comm) const {

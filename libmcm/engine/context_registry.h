@@ -31,7 +31,6 @@
 
 #include <memory>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "fair_lock.h"
@@ -66,15 +65,14 @@ class ContextRegistry {
   Context* find(int id) const;
 
  private:
-  /// One round of the agreement; the agreed id, or -1 (propose again above `*floor`).
-  int agree_once(MPI_Comm agree, int* floor);
+  /// One round of the agreement; the agreed id, or -1 (propose again).
+  int agree_once(MPI_Comm agree);
   void add(MPI_Comm comm, int id);
   static int delete_attr(MPI_Comm comm, int keyval, void* value, void* extra);
 
   FairLock* lock_ = nullptr;
   int keyval_ = MPI_KEYVAL_INVALID;
-  int next_id_ = 2;
-  std::unordered_set<int> taken_;  ///< ids used or reserved here (never released)
+  int next_id_ = 2;  ///< ids below it are used, reserved or skipped here (never reused)
   MPI_Group world_group_ = MPI_GROUP_NULL;
   std::unordered_map<int, Context*> by_id_;
 };

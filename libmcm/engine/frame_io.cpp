@@ -26,9 +26,8 @@ void FrameIO::start(const mcm::Layout& layout, std::size_t chunk_bytes, bool via
 }
 
 void FrameIO::post(std::unique_ptr<char[]> buffer, int bytes, int hop, int tag, Op* op,
-                   int destination, Lane* lane) {
+                   Lane* lane) {
   MPI_Request request;
-  std::size_t charge = 0;
   if (lane != nullptr && bytes <= kRendezvousFromBytes) {
     // An eager frame: only a synchronous send tells when the daemon matched it.
     PMPI_Issend(buffer.get(), bytes, MPI_BYTE, hop, tag, layout_->private_comm, &request);
@@ -36,26 +35,20 @@ void FrameIO::post(std::unique_ptr<char[]> buffer, int bytes, int hop, int tag, 
     // Above the eager limit the send completes only once matched anyway (rendezvous).
     PMPI_Isend(buffer.get(), bytes, MPI_BYTE, hop, tag, layout_->private_comm, &request);
   }
-  if (lane != nullptr) {
-    charge = wire::charge(static_cast<std::size_t>(bytes));
-    lane->unmatched += charge;
-  }
+  const std::size_t charge = lane != nullptr ? wire::charge(static_cast<std::size_t>(bytes)) : 0;
+  if (lane != nullptr) lane->unmatched += charge;
   requests_.push_back(request);
-  buffers_.push_back(std::move(buffer));
-  ops_.push_back(op);
-  charges_.push_back(charge);
-  lane_of_.push_back(destination);
+  posted_.push_back(Posted{std::move(buffer), op, lane, charge});
 }
 
-bool FrameIO::post_waiting(int destination, Lane& lane) {
+bool FrameIO::post_waiting(Lane& lane) {
   bool posted = false;
   while (!lane.waiting.empty() &&
          (lane.unmatched == 0 ||
           lane.unmatched + wire::charge(static_cast<std::size_t>(lane.waiting.front().bytes)) <=
               lane_window_bytes_)) {
     Waiting& w = lane.waiting.front();
-    post(std::move(w.buffer), w.bytes, layout_->local_daemon, wire::data_tag(destination), w.op,
-         destination, &lane);
+    post(std::move(w.buffer), w.bytes, layout_->local_daemon, lane.tag, w.op, &lane);
     lane.waiting.pop_front();
     --waiting_frames_;
     posted = true;
@@ -72,6 +65,11 @@ int FrameIO::next_hop(int destination) const {
 int FrameIO::send(wire::Envelope e, const char* payload, Op* op) {
   const int hop = next_hop(e.destination);
   const int tag = wire::data_tag(e.destination);
+  Lane* lane = nullptr;
+  if (hop == layout_->local_daemon) {
+    lane = &lanes_[e.destination];
+    lane->tag = tag;
+  }
   int frames = 0;
   std::uint64_t offset = 0;
   do {
@@ -83,17 +81,17 @@ int FrameIO::send(wire::Envelope e, const char* payload, Op* op) {
     std::memcpy(buffer.get(), &e, sizeof e);
     if (n > 0) std::memcpy(buffer.get() + sizeof e, payload + offset, n);
     const int bytes = static_cast<int>(sizeof e + n);
-    if (hop == layout_->local_daemon) {
+    if (lane != nullptr) {
       // In order behind any frame for the same destination already waiting.
-      lanes_[e.destination].waiting.push_back(Waiting{std::move(buffer), bytes, op});
+      lane->waiting.push_back(Waiting{std::move(buffer), bytes, op});
       ++waiting_frames_;
     } else {
-      post(std::move(buffer), bytes, hop, tag, op, e.destination, nullptr);
+      post(std::move(buffer), bytes, hop, tag, op, nullptr);
     }
     offset += n;
     ++frames;
   } while (offset < e.message_bytes);
-  if (hop == layout_->local_daemon) post_waiting(e.destination, lanes_[e.destination]);
+  if (lane != nullptr) post_waiting(*lane);
   bell_->ring(layout_->doorbell_of_world_rank[static_cast<size_t>(hop)]);
   return frames;
 }
@@ -109,34 +107,25 @@ bool FrameIO::poll(const FrameHandler& on_frame, const SentHandler& on_sent) {
       moved = true;
       sent_.clear();
       for (int i = 0; i < count; ++i)
-        sent_.push_back(ops_[static_cast<size_t>(done_[static_cast<size_t>(i)])]);
+        sent_.push_back(posted_[static_cast<size_t>(done_[static_cast<size_t>(i)])].op);
       freed_lanes_.clear();
       size_t keep = 0;
       for (size_t i = 0; i < requests_.size(); ++i) {
         if (requests_[i] == MPI_REQUEST_NULL) {
-          if (charges_[i] > 0) {
-            lanes_[lane_of_[i]].unmatched -= charges_[i];
-            freed_lanes_.push_back(lane_of_[i]);
+          if (Lane* lane = posted_[i].lane) {
+            lane->unmatched -= posted_[i].charge;
+            freed_lanes_.push_back(lane);
           }
           continue;
         }
         requests_[keep] = requests_[i];
-        buffers_[keep] = std::move(buffers_[i]);
-        ops_[keep] = ops_[i];
-        charges_[keep] = charges_[i];
-        lane_of_[keep] = lane_of_[i];
+        posted_[keep] = std::move(posted_[i]);
         ++keep;
       }
       requests_.resize(keep);
-      buffers_.resize(keep);
-      ops_.resize(keep);
-      charges_.resize(keep);
-      lane_of_.resize(keep);
+      posted_.resize(keep);
       bool posted = false;
-      for (int destination : freed_lanes_) {
-        Lane& lane = lanes_[destination];
-        if (!lane.waiting.empty()) posted = post_waiting(destination, lane) || posted;
-      }
+      for (Lane* lane : freed_lanes_) posted = post_waiting(*lane) || posted;
       if (posted)
         bell_->ring(layout_->doorbell_of_world_rank[static_cast<size_t>(layout_->local_daemon)]);
       for (Op* op : sent_) on_sent(op);

@@ -66,29 +66,32 @@ class FrameIO {
     Op* op = nullptr;
   };
   struct Lane {  ///< frames for one destination that go through the daemon
+    int tag = 0;  ///< the destination's data tag
     std::deque<Waiting> waiting;
     std::size_t unmatched = 0;
   };
+  struct Posted {  ///< a frame handed to MPI, beside its request in requests_
+    std::unique_ptr<char[]> buffer;
+    Op* op = nullptr;
+    Lane* lane = nullptr;  ///< its lane when it went to the daemon (nodes never move)
+    std::size_t charge = 0;
+  };
   int next_hop(int destination) const;
   /// Hands one frame to MPI; `lane` is its destination's lane when it goes to the daemon.
-  void post(std::unique_ptr<char[]> buffer, int bytes, int hop, int tag, Op* op,
-            int destination, Lane* lane);
+  void post(std::unique_ptr<char[]> buffer, int bytes, int hop, int tag, Op* op, Lane* lane);
   /// Posts a lane's waiting frames while its window has room; true when any left.
-  bool post_waiting(int destination, Lane& lane);
+  bool post_waiting(Lane& lane);
 
   const mcm::Layout* layout_ = nullptr;
   std::size_t chunk_bytes_ = 0;  ///< set by start()
   bool via_daemons_ = true;
   int my_tag_ = 0;
-  std::vector<MPI_Request> requests_;
-  std::vector<std::unique_ptr<char[]>> buffers_;
-  std::vector<Op*> ops_;
-  std::vector<std::size_t> charges_;  ///< each posted frame's charge to its lane (0: none)
-  std::vector<int> lane_of_;          ///< each posted frame's destination (lane key)
-  std::unordered_map<int, Lane> lanes_;
+  std::vector<MPI_Request> requests_;  ///< contiguous for PMPI_Testsome
+  std::vector<Posted> posted_;         ///< posted_[i] belongs to requests_[i]
+  std::unordered_map<int, Lane> lanes_;  ///< by destination world rank
   std::size_t lane_window_bytes_ = 0;  ///< set by start()
   std::size_t waiting_frames_ = 0;
-  std::vector<int> freed_lanes_;  ///< poll() scratch: lanes whose frames were matched
+  std::vector<Lane*> freed_lanes_;  ///< poll() scratch: lanes whose frames were matched
   std::vector<char> scratch_;
   std::vector<int> done_;   ///< PMPI_Testsome scratch, reused by every poll
   std::vector<Op*> sent_;
