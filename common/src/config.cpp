@@ -3,11 +3,6 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <charconv>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <functional>
 #include <iterator>
 #include <limits>
@@ -16,6 +11,7 @@
 #include <vector>
 
 #include "mcm/error.h"
+#include "yaml_document.h"
 
 namespace mcm {
 namespace {
@@ -30,12 +26,9 @@ struct Site {
   YAML::Mark mark;
 };
 
-[[noreturn]] void fail(const std::string& file, const YAML::Mark& mark,
-                       const std::string& message) {
-  if (mark.is_null()) throw ConfigError(file + ": " + message);
-  throw ConfigError(file + ":" + std::to_string(mark.line + 1) + ":" +
-                    std::to_string(mark.column + 1) + ": " + message);
-}
+using yaml::fail;
+using yaml::join;
+using yaml::position;
 
 [[noreturn]] void fail(const Site& site, const std::string& message) {
   fail(site.file, site.mark, message);
@@ -47,26 +40,10 @@ struct Key {
   std::function<void(const Site&, const YAML::Node& value, Config&)> read;
 };
 
-/// "must be an integer between LO and HI", or "... of at least LO" when HI is unbounded.
-std::string integer_range(long long lo, long long hi) {
-  if (hi == std::numeric_limits<long long>::max())
-    return "must be an integer of at least " + std::to_string(lo);
-  return "must be an integer between " + std::to_string(lo) + " and " + std::to_string(hi);
-}
-
 template <class Field>  // Field: Config& -> int& or long long&
 Key integer(std::string_view name, long long lo, long long hi, Field field) {
   return {name, [=](const Site& site, const YAML::Node& value, Config& config) {
-            long long n = 0;
-            bool ok = value.IsScalar() && value.Tag() != "!";  // "!": quoted, a string
-            if (ok) {
-              const std::string& text = value.Scalar();
-              const char* begin = text.data() + (!text.empty() && text[0] == '+');
-              const char* end = text.data() + text.size();
-              auto [ptr, ec] = std::from_chars(begin, end, n);
-              ok = begin != end && ec == std::errc() && ptr == end;
-            }
-            if (!ok || n < lo || n > hi) fail(site, site.path + " " + integer_range(lo, hi));
+            const long long n = yaml::integer(site.file, value, site.path, lo, hi, &site.mark);
             auto& target = field(config);
             target = static_cast<std::remove_reference_t<decltype(target)>>(n);
           }};
@@ -79,12 +56,6 @@ Key text(std::string_view name, Field field) {
               fail(site, site.path + " must be a non-empty string");
             field(config) = value.Scalar();
           }};
-}
-
-std::string join(const std::vector<std::string_view>& words) {
-  std::string out;
-  for (std::string_view w : words) out += (out.empty() ? "" : ", ") + std::string(w);
-  return out;
 }
 
 /// A string among `choices`; `store` receives the validated text.
@@ -113,12 +84,6 @@ Key section(std::string_view name, const std::vector<Key>& keys) {
           }};
 }
 
-/// "FILE:LINE:COLUMN: " (1-based), or "FILE: " without a mark: the prefix of messages
-/// produced later (routes are resolved by mcmrun, which knows the allocation).
-std::string position(const std::string& file, const YAML::Mark& mark) {
-  if (mark.is_null()) return file + ": ";
-  return file + ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1) + ": ";
-}
 
 /// One `routes` entry: a map with exactly the keys from, to and via. Only the shape is
 /// checked here; names and indices are resolved against the allocation (routes.h).
@@ -249,17 +214,9 @@ std::optional<Mode> parse_mode(std::string_view name) {
 }
 
 Config parse_config(const std::string& text, const std::string& file_name) {
-  std::vector<YAML::Node> documents;
-  try {
-    documents = YAML::LoadAll(text);
-  } catch (const YAML::Exception& e) {
-    fail(file_name, e.mark, e.msg);
-  }
+  const YAML::Node root = yaml::parse_document(text, file_name);
   Config config;
-  if (documents.empty() || documents[0].IsNull()) return config;
-  if (documents.size() > 1)
-    fail(file_name, documents[1].Mark(), "only one YAML document is allowed");
-  const YAML::Node& root = documents[0];
+  if (root.IsNull()) return config;
   if (!root.IsMap())
     fail(file_name, root.Mark(),
          "the top level must be a map of settings (" + valid_keys(top_level_keys()) + ")");
@@ -268,16 +225,7 @@ Config parse_config(const std::string& text, const std::string& file_name) {
 }
 
 Config load_config(const std::string& path) {
-  auto cannot_read = [&](int error) {
-    return ConfigError("cannot read config file '" + path + "': " + std::strerror(error));
-  };
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw cannot_read(EISDIR);
-  std::ifstream in(path);
-  if (!in) throw cannot_read(errno);
-  std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  if (in.bad()) throw cannot_read(errno);
-  return parse_config(text, path);
+  return parse_config(yaml::read_file(path, "config file"), path);
 }
 
 }  // namespace mcm
