@@ -11,7 +11,7 @@ namespace mcm::daemon {
 namespace {
 
 constexpr const char* kUsage =
-    "usage: mcmd [--mode off|record|relay|adaptive] [--log-dir DIR] [--config FILE]\n"
+    "usage: mcmd [--mode off|record|relay|adaptive] [--log-dir DIR] [--config FILE] [--paths TOPO]\n"
     "            [--route FROM:TO:VIA]... [--chunk-bytes N] [--buffer-bytes N]\n"
     "\n"
     "The MCM daemon, one per VM. mcmrun starts it inside the application's MPI job;\n"
@@ -55,6 +55,8 @@ DaemonOptions parse_options(int argc, char** argv) {
       o.log_dir = value();
     } else if (arg == "--config") {
       o.config_path = value();
+    } else if (arg == "--paths") {
+      o.paths_path = value();
     } else if (arg == "--route") {
       o.routes.push_back(parse_route_option(value()));
     } else if (arg == "--chunk-bytes") {
@@ -73,6 +75,7 @@ DaemonOptions parse_options(int argc, char** argv) {
       throw std::runtime_error("unknown option '" + std::string(arg) + "'\n" + kUsage);
     }
   }
+  if (!o.paths_path.empty()) o.topology = load_topology(o.paths_path);
   if (!o.config_path.empty()) {
     const Config config = load_config(o.config_path);
     o.max_idle_sleep = std::chrono::microseconds(config.daemon.idle_sleep_max_us);

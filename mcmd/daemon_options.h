@@ -2,11 +2,13 @@
 #pragma once
 
 #include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "mcm/config.h"
 #include "mcm/routes.h"
+#include "mcm/topology.h"
 
 namespace mcm::daemon {
 
@@ -14,6 +16,8 @@ struct DaemonOptions {
   Mode mode = Mode::off;
   std::string log_dir;      ///< empty: warnings to stderr only
   std::string config_path;  ///< empty: defaults
+  std::string paths_path;   ///< --paths: mcm-probe's topology, empty: none
+  std::optional<Topology> topology;  ///< loaded and validated from paths_path
   std::string log_level = "info";
   std::chrono::microseconds max_idle_sleep{2000};
   int nice = DaemonConfig{}.nice;

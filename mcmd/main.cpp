@@ -50,6 +50,14 @@ int main(int argc, char** argv) {
   mcm::Layout layout = mcm::bootstrap(mcm::Role::daemon, doorbell.address());
   auto log = mcm::daemon::make_logger(options, layout.vm);
   log->info("{}", mcm::daemon::describe_priority(options.nice, priority_error));
+  if (options.topology) {
+    const mcm::Topology& t = *options.topology;
+    int detoured = 0;
+    for (const auto& by_destination : t.alternatives)
+      for (const auto& list : by_destination) detoured += !list.empty();
+    log->info("path table {}: {} hosts measured {}{}, {} paths with a faster detour",
+              options.paths_path, t.hosts.size(), t.date, t.partial ? " (partial)" : "", detoured);
+  }
 
   std::unique_ptr<mcm::daemon::Daemon> daemon;
   try {

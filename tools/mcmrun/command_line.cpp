@@ -78,7 +78,7 @@ constexpr OptionSpec kMpirunOptions[] = {
 // clang-format on
 
 /// mcmrun's own options.
-enum class Own { mode, config, log_dir, route, dry_run, verbose, help, version };
+enum class Own { mode, config, log_dir, paths, route, dry_run, verbose, help, version };
 
 struct OwnSpec {
   std::string_view name;
@@ -89,6 +89,7 @@ struct OwnSpec {
 constexpr OwnSpec kOwnOptions[] = {
     {"--mode", true, Own::mode},        {"--config", true, Own::config},
     {"--log-dir", true, Own::log_dir},  {"--route", true, Own::route},
+    {"--paths", true, Own::paths},
     {"--dry-run", false, Own::dry_run}, {"-v", false, Own::verbose},
     {"--verbose", false, Own::verbose}, {"-h", false, Own::help},
     {"--help", false, Own::help},       {"-V", false, Own::version},
@@ -206,6 +207,9 @@ class Parser {
         break;
       case Own::log_dir:
         result_.log_dir = value;
+        break;
+      case Own::paths:
+        result_.paths_file = value;
         break;
       case Own::route:
         try {

@@ -75,6 +75,7 @@ struct CommandLine {
   std::optional<mcm::Mode> mode;  ///< --mode, when given
   std::optional<std::string> config_file;
   std::optional<std::string> log_dir;
+  std::optional<std::string> paths_file;  ///< --paths: mcm-probe's topology file
   std::vector<mcm::RouteSpec> routes;  ///< --route FROM:TO:VIA, in order (resolved later)
   bool dry_run = false;
   bool verbose = false;

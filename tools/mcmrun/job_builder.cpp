@@ -174,6 +174,7 @@ Settings resolve_settings(const CommandLine& cl, const mcm::Config* config,
                           const std::string& cwd) {
   Settings s;
   if (cl.config_file) s.config_file = absolute_in(*cl.config_file, cwd);
+  if (cl.paths_file) s.paths_file = absolute_in(*cl.paths_file, cwd);
   if (cl.mode) {
     s.mode = *cl.mode;
     require_available(s.mode, "--mode " + std::string(to_string(s.mode)));
@@ -250,6 +251,7 @@ std::vector<std::string> build_mpirun_argv(const CommandLine& cl, const Allocati
                                  "--buffer-bytes", std::to_string(settings.relay.buffer_bytes)});
     for (const mcm::Route& r : settings.routes)
       daemon.insert(daemon.end(), {"--route", mcm::to_string(r)});
+    if (!settings.paths_file.empty()) daemon.insert(daemon.end(), {"--paths", settings.paths_file});
   }
   auto add_daemon = [&](const std::vector<std::string>& placement) {
     argv.insert(argv.end(), {":", "-np", "1"});

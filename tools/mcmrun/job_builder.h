@@ -59,6 +59,7 @@ struct Settings {
   mcm::Mode mode = mcm::Mode::off;
   std::string log_dir;             ///< absolute, or empty
   std::string config_file;         ///< absolute, or empty
+  std::string paths_file;          ///< --paths, absolute, or empty
   mcm::RelayConfig relay;          ///< the config's relay: section, defaults without one
   std::vector<mcm::Route> routes;  ///< resolved by resolve_routes()
 };

@@ -41,8 +41,16 @@ pid_t wait_for(pid_t pid, int& status) {
 
 }  // namespace
 
-int run_and_wait(const std::vector<std::string>& argv) {
+int run_and_wait(const std::vector<std::string>& argv) { return run_and_wait(argv, ""); }
+
+int run_and_wait(const std::vector<std::string>& argv, const std::string& stdout_file) {
   std::vector<char*> args = c_argv(argv);
+  int out_fd = -1;
+  if (!stdout_file.empty()) {
+    out_fd = open(stdout_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (out_fd < 0)
+      throw std::runtime_error("cannot open '" + stdout_file + "': " + std::strerror(errno));
+  }
 
   // Block the forwarded signals until the child's pid is known, so none is lost.
   sigset_t forwarded, previous_mask;
@@ -68,15 +76,22 @@ int run_and_wait(const std::vector<std::string>& argv) {
   if (pid < 0) {
     const int error = errno;
     restore();
+    if (out_fd >= 0) close(out_fd);
     throw std::runtime_error(std::string("cannot fork: ") + std::strerror(error));
   }
   if (pid == 0) {
     restore();
+    if (out_fd >= 0) {
+      const int null = open("/dev/null", O_RDONLY);
+      dup2(null, STDIN_FILENO);
+      dup2(out_fd, STDOUT_FILENO);
+    }
     execv(args[0], args.data());
     std::fprintf(stderr, "mcmrun: cannot run '%s': %s\n", args[0], std::strerror(errno));
     _exit(127);
   }
   g_child = pid;
+  if (out_fd >= 0) close(out_fd);
   sigprocmask(SIG_SETMASK, &previous_mask, nullptr);
 
   int status = 0;

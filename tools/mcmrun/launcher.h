@@ -19,6 +19,11 @@ namespace mcmrun {
 /// if it cannot fork; a failed exec makes the child exit 127 with a message.
 int run_and_wait(const std::vector<std::string>& argv);
 
+/// Same, with the child's stdin on /dev/null and its stdout into `stdout_file` (created or
+/// truncated, mode 0600): for a caller that reads what the job printed afterwards.
+/// Throws std::runtime_error when the file cannot be opened.
+int run_and_wait(const std::vector<std::string>& argv, const std::string& stdout_file);
+
 /// Runs `argv` with stdin and stderr on /dev/null and returns what it wrote to stdout, or
 /// nullopt if it could not run or exited with a non-zero status.
 std::optional<std::string> capture_output(const std::vector<std::string>& argv);

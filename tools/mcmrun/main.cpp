@@ -4,6 +4,8 @@
 // Order of work: parse, check everything that can be checked (config, mode, programs,
 // hostfiles, slots), and only then create the log directory and start mpirun. Any
 // mistake before the start exits 2 with "mcmrun: <message>" and leaves nothing behind.
+#include <unistd.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <optional>
@@ -17,6 +19,7 @@
 #include "launcher.h"
 #include "mcm/config.h"
 #include "mcm/error.h"
+#include "mcm/topology.h"
 #include "usage.h"
 
 namespace {
@@ -34,6 +37,23 @@ int print_version(const mcmrun::Environment& env) {
   }
   std::fputs(mcmrun::version_text(mpirun, output).c_str(), stdout);
   return 0;
+}
+
+/// Validates mcm-probe's table and refuses one measured on other hosts than the job's
+/// (this machine when no host is named).
+void check_paths_file(const std::string& file, const mcmrun::Allocation& alloc) {
+  const mcm::Topology topology = mcm::load_topology(file);
+  std::vector<std::string> job_hosts;
+  for (const mcm::Host& h : alloc.hosts.hosts) job_hosts.push_back(h.name);
+  if (job_hosts.empty()) {
+    char name[256] = {};
+    gethostname(name, sizeof name - 1);
+    job_hosts.push_back(name);
+  }
+  mcm::check_hosts(topology, job_hosts, file);
+  if (topology.partial)
+    std::fprintf(stderr, "mcmrun: warning: %s is a partial table (see its 'skipped' list)\n",
+                 file.c_str());
 }
 
 int run(const std::vector<std::string>& args) {
@@ -59,6 +79,7 @@ int run(const std::vector<std::string>& args) {
   for (const std::string& w : mcmrun::check_slots(cl, alloc, env))
     std::fprintf(stderr, "mcmrun: warning: %s\n", w.c_str());
   settings.routes = mcmrun::resolve_routes(cl, config ? &*config : nullptr, alloc);
+  if (cl.paths_file) check_paths_file(*cl.paths_file, alloc);
 
   const std::vector<std::string> argv =
       mcmrun::build_mpirun_argv(cl, alloc, settings, programs, env);

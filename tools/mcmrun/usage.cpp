@@ -24,6 +24,9 @@ mcmrun options (before the first program; --opt=value works too):
                    the working directory (to the config file's directory when
                    it comes from the config). Every host writes to it at the
                    same path: use a shared file system for a single directory.
+  --paths TOPO     the table `mcm-probe` wrote for this allocation (topo.yaml):
+                   validated before anything starts, refused when it was
+                   measured on other hosts, handed to every mcmd
   --route FROM:TO:VIA
                    relay mode: send the traffic from VM FROM to VM TO through
                    VM VIA. A VM is a host name as written in the hostfile or

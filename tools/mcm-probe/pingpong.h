@@ -1,0 +1,51 @@
+// Timing one direction of a path with MPI messages, one-way.
+//
+// The echo side answers every ping with a pong that carries the time the ping had fully
+// arrived, by the echo side's clock (MPI_Wtime). With the offset between the two clocks,
+// the sender then knows how long the ping took to arrive: one direction alone, so a
+// congested vm1 -> vm2 neither shows on vm2 -> vm1 nor hides behind a congested way back.
+//
+// The offset comes from empty pings (Cristian's method): the sample with the shortest
+// round trip, assuming its two halves equal. Estimate it while the paths are quiet (the
+// worker does so before each flood) and use it for the next second or so: clocks drift.
+//
+// Protocol on `comm` between the two ranks: pings carry kPing (any size), pongs kPong (one
+// double), one empty kStop ends the echo loop. The echo side needs no schedule.
+#pragma once
+
+#include <mpi.h>
+
+#include <vector>
+
+namespace probe {
+
+/// How many samples per size: min_reps, then more until target_seconds have passed or
+/// max_reps are taken; and none started after cap_seconds (so a slow path gives fewer
+/// samples, at least one, in bounded time).
+struct Repetitions {
+  int min_reps = 3;
+  int max_reps = 40;
+  double target_seconds = 0.02;
+  double cap_seconds = 2.0;
+};
+
+struct DirectionResult {
+  std::vector<double> median_us;  ///< per size
+  std::vector<double> spread_us;  ///< per size: interquartile range of the samples
+  std::vector<int> samples;       ///< per size
+};
+
+/// The sender's side: `peer`'s clock minus ours, in seconds, from `pings` empty pings;
+/// ends the echo with kStop.
+double estimate_offset(MPI_Comm comm, int peer, int pings = 16);
+
+/// The sender's side: measures every size of `sizes` to `peer`, whose clock is `offset`
+/// seconds ahead of ours; ends the echo with kStop.
+DirectionResult measure_direction(MPI_Comm comm, int peer, const std::vector<long long>& sizes,
+                                  const Repetitions& reps, double offset);
+
+/// The echo side: answers pings from `peer` until its kStop; `max_size` is the largest
+/// size the sender will send.
+void echo(MPI_Comm comm, int peer, long long max_size);
+
+}  // namespace probe

@@ -1,0 +1,124 @@
+#include "summary.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+
+#include "analysis.h"
+#include "options.h"
+
+namespace probe {
+namespace {
+
+double median_path(const mcm::Topology& t) {
+  std::vector<double> all;
+  for (int i = 0; i < static_cast<int>(t.size()); ++i)
+    for (int j = 0; j < static_cast<int>(t.size()); ++j)
+      if (i != j && mcm::measured(reference_latency(t, i, j))) all.push_back(reference_latency(t, i, j));
+  if (all.empty()) return mcm::kNotMeasured;
+  std::sort(all.begin(), all.end());
+  return all[all.size() / 2];
+}
+
+std::string cell(double us) {
+  if (!mcm::measured(us)) return "?";
+  char text[32];
+  std::snprintf(text, sizeof text, us < 10 ? "%.1f" : "%.0f", us);
+  return text;
+}
+
+}  // namespace
+
+bool is_outlier(const mcm::Topology& t, int s, int d) {
+  const double m = median_path(t), l = reference_latency(t, s, d);
+  return mcm::measured(m) && mcm::measured(l) && l > kOutlierFactor * m;
+}
+
+std::string summary_text(const mcm::Topology& t) {
+  const int n = static_cast<int>(t.size());
+  std::size_t width = 8;
+  for (const auto& h : t.hosts) width = std::max(width, h.size() + 2);
+  std::ostringstream o;
+  auto column = [&](const std::string& text) {
+    o << std::string(width > text.size() ? width - text.size() : 1, ' ') << text;
+  };
+  auto header = [&] {
+    o << std::string(width, ' ');
+    for (const auto& h : t.hosts) column(h);
+    o << "\n";
+  };
+
+  o << "One-way latency at " << size_text(t.reference_size)
+    << " in µs (row: from, column: to; * = more than " << kOutlierFactor
+    << "x the median path):\n";
+  header();
+  bool outliers = false;
+  for (int i = 0; i < n; ++i) {
+    column(t.hosts[i]);
+    for (int j = 0; j < n; ++j) {
+      const bool out = i != j && is_outlier(t, i, j);
+      outliers = outliers || out;
+      column(i == j ? "-" : cell(reference_latency(t, i, j)) + (out ? "*" : ""));
+    }
+    o << "\n";
+  }
+  if (!outliers) o << "No outlier: every path is within " << kOutlierFactor << "x the median.\n";
+
+  if (!t.alpha_us.empty()) {
+    double a_lo = 1e300, a_hi = 0, b_lo = 1e300, b_hi = 0;
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j)
+        if (i != j && mcm::measured(t.alpha_us[i][j])) {
+          a_lo = std::min(a_lo, t.alpha_us[i][j]), a_hi = std::max(a_hi, t.alpha_us[i][j]);
+          b_lo = std::min(b_lo, t.beta_bytes_per_us[i][j]);
+          b_hi = std::max(b_hi, t.beta_bytes_per_us[i][j]);
+        }
+    if (a_hi > 0 || b_hi > 0) {
+      char text[160];
+      std::snprintf(text, sizeof text,
+                    "Fit latency = alpha + size/beta over %zu sizes: alpha %.1f-%.1f µs, "
+                    "beta %.1f-%.1f MB/s\n",
+                    t.sizes.size(), a_lo, a_hi, b_lo, b_hi);
+      o << text;
+    }
+  }
+
+  if (t.sensibility) {
+    const auto& info = t.sensibility_info;
+    o << "\nSensibility (floods that slowed the path above " << info.factor << "x its base at "
+      << size_text(info.size) << "; " << info.injections.size() << " of " << info.possible
+      << " pairs flooded):\n";
+    header();
+    for (int i = 0; i < n; ++i) {
+      column(t.hosts[i]);
+      for (int j = 0; j < n; ++j) column(i == j ? "-" : std::to_string((*t.sensibility)[i][j]));
+      o << "\n";
+    }
+  }
+
+  if (!t.alternatives.empty()) {
+    o << "\nDetours that beat the direct path (best first):\n";
+    int pairs = 0;
+    for (int s = 0; s < n; ++s)
+      for (int d = 0; d < n; ++d) {
+        if (t.alternatives[s][d].empty()) continue;
+        ++pairs;
+        o << "  " << t.hosts[s] << " -> " << t.hosts[d] << " (direct " << cell(reference_latency(t, s, d))
+          << " µs):";
+        for (const mcm::Detour& x : t.detours[s][d])
+          if (x.beats_direct)
+            o << " via " << t.hosts[x.via] << " " << cell(x.latency_us) << " µs (weight "
+              << x.robustness << ")";
+        o << "\n";
+      }
+    if (pairs == 0) o << "  none: the direct path is the fastest for every pair\n";
+    else o << "  every other pair: the direct path is the fastest\n";
+  }
+  if (!t.skipped.empty()) {
+    o << "\n" << (t.partial ? "PARTIAL RESULT. " : "") << "Not measured:\n";
+    for (const auto& s : t.skipped) o << "  - " << s << "\n";
+  }
+  return o.str();
+}
+
+}  // namespace probe

@@ -1,0 +1,20 @@
+// The terminal summary of a probe: the latency matrix at the reference size with its
+// outliers, the fit's range, the sensibility matrix, the detours that beat the direct
+// path, and what was skipped.
+#pragma once
+
+#include <string>
+
+#include "mcm/topology.h"
+
+namespace probe {
+
+/// A path is an outlier when its latency is above this many times the median path.
+inline constexpr double kOutlierFactor = 3.0;
+
+/// Whether source -> destination is an outlier at the reference size.
+bool is_outlier(const mcm::Topology& topology, int source, int destination);
+
+std::string summary_text(const mcm::Topology& topology);
+
+}  // namespace probe
