@@ -154,6 +154,8 @@ std::string to_yaml(const Topology& t) {
 
 namespace {
 
+constexpr double kNoLimit = std::numeric_limits<double>::infinity();
+
 struct Reader {
   const std::string& file;
   std::size_t n = 0;
@@ -204,7 +206,7 @@ struct Reader {
       const std::size_t k = static_cast<std::size_t>(it - sizes.begin());
       if (seen[k]) fail(key, path + ": size " + key.Scalar() + " given twice");
       seen[k] = true;
-      out[k] = matrix(entry.second, path + "." + key.Scalar(), 1e12);
+      out[k] = matrix(entry.second, path + "." + key.Scalar(), kNoLimit);
     }
     for (std::size_t k = 0; k < sizes.size(); ++k)
       if (!seen[k]) fail(node, path + " has no matrix for size " + std::to_string(sizes[k]));
@@ -277,12 +279,12 @@ Topology parse_topology(const std::string& text, const std::string& file) {
     yaml::expect_map(file, fit, "fit", " with alpha_us and beta_bytes_per_us");
     yaml::check_keys(file, fit, "fit", {"alpha_us", "beta_bytes_per_us"},
                      {"alpha_us", "beta_bytes_per_us"});
-    t.alpha_us = r.matrix(fit["alpha_us"], "fit.alpha_us", 1e12);
-    t.beta_bytes_per_us = r.matrix(fit["beta_bytes_per_us"], "fit.beta_bytes_per_us", 1e12);
+    t.alpha_us = r.matrix(fit["alpha_us"], "fit.alpha_us", kNoLimit);
+    t.beta_bytes_per_us = r.matrix(fit["beta_bytes_per_us"], "fit.beta_bytes_per_us", kNoLimit);
   }
 
   if (const YAML::Node s = root["sensibility"]; s && !s.IsNull()) {
-    const Matrix m = r.matrix(s, "sensibility", 1e9);
+    const Matrix m = r.matrix(s, "sensibility", kNoLimit);
     std::vector<std::vector<int>> weights(r.n, std::vector<int>(r.n, 0));
     for (std::size_t i = 0; i < r.n; ++i)
       for (std::size_t j = 0; j < r.n; ++j) {
@@ -354,7 +356,7 @@ Topology parse_topology(const std::string& text, const std::string& file) {
       Detour x;
       x.via = check_via(s, d, node["via"], path + ".via");
       if (!node["latency_us"].IsNull())
-        x.latency_us = yaml::number(file, node["latency_us"], path + ".latency_us", 0, 1e12);
+        x.latency_us = yaml::number(file, node["latency_us"], path + ".latency_us", 0, kNoLimit);
       x.robustness = static_cast<int>(yaml::integer(file, node["robustness"], path + ".robustness", 0, 1 << 30));
       const YAML::Node b = node["beats_direct"];
       if (!b.IsScalar() || (b.Scalar() != "true" && b.Scalar() != "false"))

@@ -114,7 +114,8 @@ double number(const std::string& file, const YAML::Node& node, const std::string
   }
   if (!ok || x < lo || x > hi) {
     std::ostringstream range;
-    range << "a number between " << lo << " and " << hi;
+    if (std::isinf(hi)) range << "a number of at least " << lo;
+    else range << "a number between " << lo << " and " << hi;
     const std::string got = node.IsScalar() ? " (got '" + node.Scalar() + "')" : "";
     fail(file, node.Mark(), path + " must be " + range.str() + got);
   }

@@ -42,7 +42,8 @@ std::string join(const std::vector<std::string_view>& words);
 long long integer(const std::string& file, const YAML::Node& node, const std::string& path,
                   long long lo, long long hi, const YAML::Mark* at = nullptr);
 
-/// `node` as a finite number in [lo, hi]; else fail(... "PATH must be a number ...").
+/// `node` as a finite number in [lo, hi] (hi may be infinity); else fail(... "PATH must be
+/// a number ...").
 double number(const std::string& file, const YAML::Node& node, const std::string& path,
               double lo, double hi);
 

@@ -78,6 +78,7 @@ DirectionResult measure_direction(MPI_Comm comm, int peer, const std::vector<lon
     }
     out.median_us.push_back(median_of(one_way));
     out.spread_us.push_back(quantile(one_way, 0.75) - quantile(one_way, 0.25));
+    out.low_us.push_back(quantile(one_way, 0.25));
     out.samples.push_back(static_cast<int>(one_way.size()));
   }
   stop(comm, peer);

@@ -32,6 +32,8 @@ struct Repetitions {
 struct DirectionResult {
   std::vector<double> median_us;  ///< per size
   std::vector<double> spread_us;  ///< per size: interquartile range of the samples
+  std::vector<double> low_us;     ///< per size: lower quartile, what persists in every
+                                  ///< sample (a queue), unlike a moment without CPU
   std::vector<int> samples;       ///< per size
 };
 
