@@ -36,8 +36,8 @@ std::string colour(double ratio) {
 
 std::string heatmap_svg(const mcm::Topology& t) {
   const int n = static_cast<int>(t.size());
-  constexpr int kCell = 96, kLeft = 110, kTop = 90;
-  const int width = kLeft + n * kCell + 30, height = kTop + n * kCell + 70;
+  constexpr int kCell = 96, kLeft = 110, kTop = 110;
+  const int width = std::max(kLeft + n * kCell + 30, 600), height = kTop + n * kCell + 50;
   std::vector<double> all;
   for (int i = 0; i < n; ++i)
     for (int j = 0; j < n; ++j)
@@ -52,9 +52,10 @@ std::string heatmap_svg(const mcm::Topology& t) {
     << "<text x=\"10\" y=\"24\" font-size=\"16\" font-weight=\"bold\">One-way latency at "
     << escape(size_text(t.reference_size)) << " (µs)" << (t.partial ? " — PARTIAL" : "")
     << "</text>\n"
-    << "<text x=\"10\" y=\"44\" fill=\"#555\">row: from, column: to; green = median path or "
-       "faster, red = " << kOutlierFactor << "x the median or slower; "
-       "bold frame: a detour beats the direct path</text>\n";
+    << "<text x=\"10\" y=\"46\" fill=\"#555\">row: from, column: to; green: the median path "
+       "or faster; red: " << kOutlierFactor << "x the median or slower</text>\n"
+    << "<text x=\"10\" y=\"64\" fill=\"#555\">bold frame: a detour beats the direct path "
+       "(the best one and its latency inside)</text>\n";
   for (int k = 0; k < n; ++k) {
     o << "<text x=\"" << kLeft + k * kCell + kCell / 2 << "\" y=\"" << kTop - 10
       << "\" text-anchor=\"middle\" font-weight=\"bold\">" << escape(t.hosts[k]) << "</text>\n";
@@ -85,7 +86,7 @@ std::string heatmap_svg(const mcm::Topology& t) {
           << "\" text-anchor=\"middle\" font-size=\"11\">" << escape(via) << "</text>\n";
       }
     }
-  o << "<text x=\"10\" y=\"" << height - 20 << "\" fill=\"#555\">" << escape(t.date)
+  o << "<text x=\"10\" y=\"" << height - 20 << "\" fill=\"#555\" font-size=\"11\">" << escape(t.date)
     << "; median path " << static_cast<long long>(median) << " µs; sizes measured:";
   for (long long s : t.sizes) o << " " << escape(size_text(s));
   o << "</text>\n</svg>\n";
