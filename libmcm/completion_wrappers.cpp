@@ -9,6 +9,7 @@
 
 #include "engine/status.h"
 #include "engine_access.h"
+#include "pattern_recorder.h"
 
 using mcm::shim::Backoff;
 using mcm::shim::Lock;
@@ -261,6 +262,7 @@ int MPI_Waitsome(int incount, MPI_Request requests[], int* outcount, int indices
 }
 
 int MPI_Request_free(MPI_Request* request) {
+  mcm::shim::recorder::forget(*request);  // a persistent send's handle may be reused
   if (!engine_on() || *request == MPI_REQUEST_NULL) return PMPI_Request_free(request);
   Lock lock(the_engine().lock());
   if (!the_engine().owns(*request)) return PMPI_Request_free(request);
@@ -277,13 +279,21 @@ int MPI_Cancel(MPI_Request* request) {
 }
 
 int MPI_Start(MPI_Request* request) {
-  if (!engine_on() || *request == MPI_REQUEST_NULL) return PMPI_Start(request);
-  Lock lock(the_engine().lock());
-  if (!the_engine().owns(*request)) return PMPI_Start(request);
-  the_engine().start_persistent(*request);
-  return MPI_SUCCESS;
+  const MPI_Request started = *request;
+  int rc = MPI_SUCCESS;
+  if (!engine_on() || started == MPI_REQUEST_NULL) {
+    rc = PMPI_Start(request);
+  } else {
+    Lock lock(the_engine().lock());
+    if (!the_engine().owns(started))
+      rc = PMPI_Start(request);
+    else
+      the_engine().start_persistent(started);
+  }
+  return mcm::shim::recorder::counted_start(rc, started);
 }
 
+// One MPI_Start per request, so that each started persistent send is counted (record).
 int MPI_Startall(int count, MPI_Request requests[]) {
   for (int i = 0; i < count; ++i) {
     const int rc = MPI_Start(&requests[i]);

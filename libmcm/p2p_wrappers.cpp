@@ -1,10 +1,12 @@
 // The hand-written point-to-point wrappers (C). Same skeleton in each: substitute the
 // communicator; if the engine does not manage it (mode off/record, unmanaged
 // communicator) or an argument is invalid, pass the call to MPI unchanged (MPI then
-// raises exactly its own error); otherwise hand it to the engine.
+// raises exactly its own error); otherwise hand it to the engine. Every send, whichever
+// way it went, ends in recorder::counted_send() (mode record counts it).
 #include <mpi.h>
 
 #include "engine_access.h"
+#include "pattern_recorder.h"
 
 using mcm::shim::Backoff;
 using mcm::shim::Context;
@@ -14,6 +16,7 @@ using mcm::shim::managed;
 using mcm::shim::the_engine;
 using mcm::shim::wait_engine_request;
 using SendMode = mcm::engine::SendMode;
+using mcm::shim::recorder::counted_send;
 
 namespace {
 
@@ -39,10 +42,11 @@ int send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_C
          SendMode mode, int (*native)(const void*, int, MPI_Datatype, int, int, MPI_Comm)) {
   comm = mcm_substitute(comm);
   const Context* c = managed(comm);
-  if (!sendable(c, count, type, dest, tag)) return native(buf, count, type, dest, tag, comm);
+  if (!sendable(c, count, type, dest, tag))
+    return counted_send(native(buf, count, type, dest, tag, comm), comm, dest, count, type);
   MPI_Request request;
   start_send(buf, count, type, dest, tag, comm, *c, mode, &request);
-  return wait_engine_request(&request, MPI_STATUS_IGNORE);
+  return counted_send(wait_engine_request(&request, MPI_STATUS_IGNORE), comm, dest, count, type);
 }
 
 int isend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
@@ -50,9 +54,10 @@ int isend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_
           int (*native)(const void*, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request*)) {
   comm = mcm_substitute(comm);
   const Context* c = managed(comm);
-  if (!sendable(c, count, type, dest, tag))
-    return native(buf, count, type, dest, tag, comm, request);
-  return start_send(buf, count, type, dest, tag, comm, *c, mode, request);
+  const int rc = sendable(c, count, type, dest, tag)
+                     ? start_send(buf, count, type, dest, tag, comm, *c, mode, request)
+                     : native(buf, count, type, dest, tag, comm, request);
+  return counted_send(rc, comm, dest, count, type);
 }
 
 int init(const void* buf, int count, MPI_Datatype type, int peer, int tag, MPI_Comm comm,
@@ -61,12 +66,19 @@ int init(const void* buf, int count, MPI_Datatype type, int peer, int tag, MPI_C
   comm = mcm_substitute(comm);
   const Context* c = managed(comm);
   const bool ok = receive ? receivable(c, count, type, peer, tag) : sendable(c, count, type, peer, tag);
-  if (!ok) return native(buf, count, type, peer, tag, comm, request);
-  Lock lock(the_engine().lock());
-  using Kind = mcm::engine::Op::Kind;
-  *request = the_engine().persistent(receive ? Kind::persistent_recv : Kind::persistent_send,
-                                     const_cast<void*>(buf), count, type, peer, tag, comm, *c, mode);
-  return MPI_SUCCESS;
+  int rc = MPI_SUCCESS;
+  if (!ok) {
+    rc = native(buf, count, type, peer, tag, comm, request);
+  } else {
+    Lock lock(the_engine().lock());
+    using Kind = mcm::engine::Op::Kind;
+    *request = the_engine().persistent(receive ? Kind::persistent_recv : Kind::persistent_send,
+                                       const_cast<void*>(buf), count, type, peer, tag, comm, *c, mode);
+  }
+  // A persistent send is counted at each MPI_Start (completion_wrappers.cpp), not here.
+  if (rc == MPI_SUCCESS && !receive)
+    mcm::shim::recorder::persistent_send(*request, comm, peer, count, type);
+  return rc;
 }
 
 int recv_init_native(const void* buf, int count, MPI_Datatype type, int source, int tag,
@@ -90,7 +102,10 @@ int MPI_Ssend(const void* buf, int count, MPI_Datatype type, int dest, int tag, 
   return send(buf, count, type, dest, tag, comm, SendMode::synchronous, PMPI_Ssend);
 }
 int MPI_Bsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
-  if (attached_buffer_bytes == 0) return PMPI_Bsend(buf, count, type, dest, tag, mcm_substitute(comm));
+  if (attached_buffer_bytes == 0) {
+    comm = mcm_substitute(comm);
+    return counted_send(PMPI_Bsend(buf, count, type, dest, tag, comm), comm, dest, count, type);
+  }
   return send(buf, count, type, dest, tag, comm, SendMode::buffered, PMPI_Bsend);
 }
 
@@ -108,8 +123,11 @@ int MPI_Issend(const void* buf, int count, MPI_Datatype type, int dest, int tag,
 }
 int MPI_Ibsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                MPI_Request* request) {
-  if (attached_buffer_bytes == 0)
-    return PMPI_Ibsend(buf, count, type, dest, tag, mcm_substitute(comm), request);
+  if (attached_buffer_bytes == 0) {
+    comm = mcm_substitute(comm);
+    return counted_send(PMPI_Ibsend(buf, count, type, dest, tag, comm, request), comm, dest,
+                        count, type);
+  }
   return isend(buf, count, type, dest, tag, comm, request, SendMode::buffered, PMPI_Ibsend);
 }
 
@@ -145,8 +163,9 @@ int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int 
   const Context* c = managed(comm);
   if (!sendable(c, sendcount, sendtype, dest, sendtag) ||
       !receivable(c, recvcount, recvtype, source, recvtag))
-    return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
-                         recvtype, source, recvtag, comm, status);
+    return counted_send(PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
+                                      recvcount, recvtype, source, recvtag, comm, status),
+                        comm, dest, sendcount, sendtype);
   MPI_Request send_request, recv_request;
   {
     Lock lock(the_engine().lock());
@@ -156,7 +175,8 @@ int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int 
   }
   const int send_error = wait_engine_request(&send_request, MPI_STATUS_IGNORE);
   const int recv_error = wait_engine_request(&recv_request, status);
-  return recv_error != MPI_SUCCESS ? recv_error : send_error;
+  return counted_send(recv_error != MPI_SUCCESS ? recv_error : send_error, comm, dest,
+                      sendcount, sendtype);
 }
 
 int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int sendtag,
@@ -164,7 +184,9 @@ int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int 
   comm = mcm_substitute(comm);
   const Context* c = managed(comm);
   if (!sendable(c, count, type, dest, sendtag) || !receivable(c, count, type, source, recvtag))
-    return PMPI_Sendrecv_replace(buf, count, type, dest, sendtag, source, recvtag, comm, status);
+    return counted_send(
+        PMPI_Sendrecv_replace(buf, count, type, dest, sendtag, source, recvtag, comm, status),
+        comm, dest, count, type);
   MPI_Request send_request, recv_request;
   {
     // The send copies the data into its frames at once, so the receive may overwrite it.
@@ -175,7 +197,8 @@ int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int 
   }
   const int send_error = wait_engine_request(&send_request, MPI_STATUS_IGNORE);
   const int recv_error = wait_engine_request(&recv_request, status);
-  return recv_error != MPI_SUCCESS ? recv_error : send_error;
+  return counted_send(recv_error != MPI_SUCCESS ? recv_error : send_error, comm, dest, count,
+                      type);
 }
 
 int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {

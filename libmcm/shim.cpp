@@ -13,6 +13,7 @@
 #include "mcm/bootstrap.h"
 #include "mcm/config.h"
 #include "mcm/protocol.h"
+#include "pattern_recorder.h"
 #include "substitution.h"
 
 // The substitution state read by every generated wrapper (substitution.h).
@@ -82,6 +83,7 @@ void start() {
     return;
   }
   const bool relay = std::strcmp(mode, "relay") == 0;
+  const bool record = std::strcmp(mode, "record") == 0;
   mcm::Doorbell& bell = mcm::engine::Engine::instance().doorbell();
   if (relay) bell.open(/*listen=*/true);  // best effort: without it, waits poll on a timer
   g_layout = bootstrap(Role::application, bell.address());
@@ -103,6 +105,7 @@ void start() {
   mcm_app_world = g_layout.role_comm;
   g_active = true;
   if (relay) start_engine();
+  if (record) recorder::start(g_layout.role_comm);
 }
 
 /// One record file per rank in the run's log directory (MCM_LOG_DIR), as the thesis
@@ -132,6 +135,7 @@ static void write_record() {
 
 void stop() {
   if (!g_active) return;
+  recorder::finish();  // collective over the application world, which release() frees
   write_record();
   mcm::engine::Engine::instance().stop();
   g_active = false;

@@ -6,11 +6,13 @@
 namespace mcm::shim {
 
 /// After a successful PMPI_Init(_thread): when launched by mcmrun (MCM_MODE set), runs
-/// the job's bootstrap and turns communicator substitution on. Otherwise (libmcm
-/// preloaded by hand) warns once and leaves the application untouched.
+/// the job's bootstrap and turns communicator substitution on, then starts what the mode
+/// needs (relay: the engine; record: the pattern recorder). Otherwise (libmcm preloaded
+/// by hand) warns once and leaves the application untouched.
 void start();
 
-/// Before PMPI_Finalize: tells this VM's daemon, turns substitution off and frees the
+/// Before PMPI_Finalize: in mode record writes the pattern (collective over the
+/// application world), then tells this VM's daemon, turns substitution off and frees the
 /// shim's communicators. No-op when start() did not activate the shim.
 void stop();
 
