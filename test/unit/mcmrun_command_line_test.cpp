@@ -163,10 +163,8 @@ TEST_CASE("mcmrun: unknown and not yet available modes", "[mcmrun]") {
         "unknown --mode 'x' (expected off, record, relay or adaptive)");
   CHECK(usage_error({"--mode=fast", "./a"}) ==
         "unknown --mode 'fast' (expected off, record, relay or adaptive)");
-  CHECK(usage_error({"--mode", "record", "./a"}) ==
-        "--mode record is not available yet (this release implements: off, relay)");
   CHECK(usage_error({"--mode", "adaptive", "./a"}) ==
-        "--mode adaptive is not available yet (this release implements: off, relay)");
+        "--mode adaptive is not available yet (this release implements: off, record, relay)");
   CHECK(usage_error({"--mode"}) == "option --mode needs an argument");
 }
 
@@ -320,9 +318,33 @@ TEST_CASE("mcmrun: settings merge the command line over the config", "[mcmrun]")
   config.mode = mcm::Mode::adaptive;
   CHECK_THROWS_WITH(mcmrun::resolve_settings(cl, &config, "/home/u"),
                     "mode adaptive (set in conf/mcm.yaml) is not available yet (this release "
-                    "implements: off, relay)");
+                    "implements: off, record, relay)");
   cl = parse({"--config", "conf/mcm.yaml", "--mode", "off", "./a"});
   CHECK(mcmrun::resolve_settings(cl, &config, "/home/u").mode == mcm::Mode::off);
+}
+
+TEST_CASE("mcmrun: mode record always has a log directory", "[mcmrun]") {
+  mcmrun::Settings s = mcmrun::resolve_settings(parse({"--mode", "record", "./a"}), nullptr, "/w");
+  CHECK(s.mode == mcm::Mode::record);
+  CHECK(s.log_dir == "/w/mcm-record");
+  CHECK(s.log_dir_defaulted);
+
+  s = mcmrun::resolve_settings(parse({"--mode", "record", "--log-dir", "runs/3", "./a"}), nullptr,
+                               "/w");
+  CHECK(s.log_dir == "/w/runs/3");
+  CHECK_FALSE(s.log_dir_defaulted);
+
+  mcm::Config config;
+  config.mode = mcm::Mode::record;
+  config.log_dir = "logs";
+  s = mcmrun::resolve_settings(parse({"--config", "c/mcm.yaml", "./a"}), &config, "/w");
+  CHECK(s.log_dir == "/w/c/logs");
+  CHECK_FALSE(s.log_dir_defaulted);
+
+  // Other modes keep running without one.
+  s = mcmrun::resolve_settings(parse({"--mode", "off", "./a"}), nullptr, "/w");
+  CHECK(s.log_dir.empty());
+  CHECK_FALSE(s.log_dir_defaulted);
 }
 
 TEST_CASE("mcmrun: finding mpirun, libmcm.so and mcmd", "[mcmrun]") {

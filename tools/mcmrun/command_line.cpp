@@ -97,7 +97,7 @@ constexpr OwnSpec kOwnOptions[] = {
 };
 
 // The modes this release implements; the others are refused before anything starts.
-constexpr mcm::Mode kAvailableModes[] = {mcm::Mode::off, mcm::Mode::relay};
+constexpr mcm::Mode kAvailableModes[] = {mcm::Mode::off, mcm::Mode::record, mcm::Mode::relay};
 
 const OwnSpec* find_own_option(std::string_view name) {
   for (const OwnSpec& s : kOwnOptions)

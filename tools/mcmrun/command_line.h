@@ -91,7 +91,8 @@ struct CommandLine {
 /// option argument, a bad -np, an mcmrun option after the first context, --app.
 CommandLine parse_command_line(const std::vector<std::string>& args);
 
-/// Throws UsageError "<origin> is not available yet (this release implements: off, relay)"
+/// Throws UsageError "<origin> is not available yet (this release implements: off, record,
+/// relay)"
 /// unless `mode` is implemented. `origin` says where the mode came from ("--mode record").
 void require_available(mcm::Mode mode, const std::string& origin);
 

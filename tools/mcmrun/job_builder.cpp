@@ -189,6 +189,10 @@ Settings resolve_settings(const CommandLine& cl, const mcm::Config* config,
   } else if (config != nullptr && !config->log_dir.empty()) {
     s.log_dir = absolute_in(config->log_dir, fs::path(s.config_file).parent_path());
   }
+  if (s.mode == mcm::Mode::record && s.log_dir.empty()) {
+    s.log_dir = absolute_in(kDefaultRecordDir, cwd);
+    s.log_dir_defaulted = true;
+  }
   return s;
 }
 

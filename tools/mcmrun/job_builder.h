@@ -54,10 +54,15 @@ Allocation find_allocation(const CommandLine& cl, const Environment& env);
 std::vector<std::string> check_slots(const CommandLine& cl, const Allocation& alloc,
                                      const Environment& env);
 
+/// Where mode record writes the pattern when neither --log-dir nor the config names a
+/// log directory (relative to the working directory).
+inline constexpr const char* kDefaultRecordDir = "mcm-record";
+
 /// mcmrun's settings after merging the command line over the config file.
 struct Settings {
   mcm::Mode mode = mcm::Mode::off;
   std::string log_dir;             ///< absolute, or empty
+  bool log_dir_defaulted = false;  ///< log_dir is kDefaultRecordDir: nobody asked for one
   std::string config_file;         ///< absolute, or empty
   std::string paths_file;          ///< --paths, absolute, or empty
   mcm::RelayConfig relay;          ///< the config's relay: section, defaults without one
@@ -69,6 +74,7 @@ bool uses_frames(mcm::Mode mode);
 
 /// The command line wins over the config (`config` may be null). A relative log_dir from
 /// the config file is relative to the file's directory; from the command line, to `cwd`.
+/// Mode record always has a log directory: kDefaultRecordDir in `cwd` when none is given.
 /// Throws UsageError when the resulting mode is not available in this release.
 Settings resolve_settings(const CommandLine& cl, const mcm::Config* config, const std::string& cwd);
 

@@ -4,6 +4,8 @@
 // Order of work: parse, check everything that can be checked (config, mode, programs,
 // hostfiles, slots), and only then create the log directory and start mpirun. Any
 // mistake before the start exits 2 with "mcmrun: <message>" and leaves nothing behind.
+// In mode record, mcmrun removes an earlier run's pattern files from the log directory
+// before the start and reports on the new pattern.yaml after the job.
 #include <unistd.h>
 
 #include <cstdio>
@@ -20,6 +22,7 @@
 #include "mcm/config.h"
 #include "mcm/error.h"
 #include "mcm/topology.h"
+#include "record_report.h"
 #include "usage.h"
 
 namespace {
@@ -95,9 +98,18 @@ int run(const std::vector<std::string>& args) {
       throw mcmrun::UsageError("cannot create log directory '" + settings.log_dir +
                                "': " + (ec ? ec.message() : "not a directory"));
   }
+  const bool record = settings.mode == mcm::Mode::record;
+  if (record) {
+    if (settings.log_dir_defaulted)
+      std::fprintf(stderr, "mcmrun: mode record: no --log-dir given, writing the pattern to %s\n",
+                   settings.log_dir.c_str());
+    mcmrun::remove_old_pattern(settings.log_dir);
+  }
   if (cl.verbose) std::fprintf(stderr, "%s\n", command.c_str());
   std::fflush(nullptr);
-  return mcmrun::run_and_wait(argv);
+  const int status = mcmrun::run_and_wait(argv);
+  if (record) std::fprintf(stderr, "mcmrun: %s\n", mcmrun::pattern_report(settings.log_dir).c_str());
+  return status;
 }
 
 }  // namespace

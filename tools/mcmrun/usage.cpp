@@ -17,7 +17,16 @@ MPI_APPNUM as under plain mpirun, and mcmrun exits with mpirun's status.
 
 mcmrun options (before the first program; --opt=value works too):
   --mode MODE      off, record, relay or adaptive (default: the config file's
-                   mode, else off). This release implements: off, relay.
+                   mode, else off). This release implements off, record and
+                   relay:
+                     off     every MPI call passes through (for comparison)
+                     record  pass-through, plus the application's pattern
+                             of point-to-point messages (per pair of ranks and
+                             per size) in pattern-rank-N.yaml and the merged
+                             pattern.yaml of the log directory (default
+                             ./mcm-record); mcm-probe --pattern takes its
+                             message sizes from pattern.yaml
+                     relay   messages between VMs travel through the daemons
   --config FILE    MCM's YAML configuration. It is checked before anything
                    starts and given to every rank and daemon.
   --log-dir DIR    where the run's records go; created if missing. Relative to
@@ -50,6 +59,7 @@ All other options go to mpirun unchanged (see mpirun --help): -np N,
 Examples:
   mcmrun -np 4 ./solver input.dat
   mcmrun --hostfile hosts.txt -np 16 --log-dir runs/1 ./solver input.dat
+  mcmrun --mode record --hostfile hosts.txt -np 16 ./solver input.dat
   mcmrun --config mcm.yaml --host vm1:2,vm2:2 -np 4 ./a.out
   mcmrun -np 1 ./master : -np 8 ./worker
   mcmrun --dry-run --hostfile hosts.txt -np 6 ./a.out

@@ -1,0 +1,96 @@
+// mcmrun in mode record: the job it builds, the old pattern files it removes before the
+// job, and what it says about pattern.yaml afterwards (missing, unusable, or a summary).
+#include <stdlib.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "command_line.h"
+#include "job_builder.h"
+#include "record_report.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+/// A fresh directory under /tmp, removed with everything in it when the test ends.
+struct TempDir {
+  TempDir() {
+    char name[] = "/tmp/mcm_record_test_XXXXXX";
+    path = mkdtemp(name) != nullptr ? name : "";
+  }
+  ~TempDir() {
+    std::error_code ec;
+    if (!path.empty()) fs::remove_all(path, ec);
+  }
+  void write(const std::string& name, const std::string& text) const {
+    std::ofstream(path + "/" + name) << text;
+  }
+  bool has(const std::string& name) const { return fs::exists(path + "/" + name); }
+  std::string path;
+};
+
+const char* kPattern =
+    "version: 1\nranks: 2\nmessages: 3\nbytes: 24\ndominant_sizes: [8]\n"
+    "top_sizes:\n  - {size: 8, messages: 3, bytes: 24}\n"
+    "histogram:\n  - {min: 8, max: 15, messages: 3, bytes: 24}\n"
+    "matrix:\n  messages: [[0, 2], [1, 0]]\n  bytes: [[0, 16], [8, 0]]\n"
+    "outside_world: {messages: 0, bytes: 0}\nuntracked_sizes: {messages: 0, bytes: 0}\n";
+
+}  // namespace
+
+TEST_CASE("mcmrun record: ranks and daemons get the mode and the log directory", "[mcmrun]") {
+  const auto cl = mcmrun::parse_command_line({"--mode", "record", "-np", "4", "./cg"});
+  const mcmrun::Settings settings = mcmrun::resolve_settings(cl, nullptr, "/w");
+  mcmrun::Environment env;
+  env.getenv = [](const std::string&) { return std::nullopt; };
+  const mcmrun::Programs programs{"/usr/bin/mpirun", "/l/libmcm.so", "/b/mcmd"};
+  const std::string command = mcmrun::shell_join(
+      mcmrun::build_mpirun_argv(cl, mcmrun::Allocation{}, settings, programs, env));
+  CHECK(command ==
+        "/usr/bin/mpirun -np 4 --oversubscribe env LD_PRELOAD=/l/libmcm.so MCM_MODE=record "
+        "MCM_LOG_DIR=/w/mcm-record ./cg : -np 1 /b/mcmd --mode record --log-dir /w/mcm-record");
+}
+
+TEST_CASE("mcmrun record: an earlier run's pattern files are removed, nothing else",
+          "[mcmrun]") {
+  const TempDir dir;
+  REQUIRE(!dir.path.empty());
+  for (const char* name : {"pattern.yaml", "pattern.yaml.tmp", "pattern-rank-0.yaml",
+                           "pattern-rank-12.yaml", "pattern-rank-3.yaml.tmp"})
+    dir.write(name, "old");
+  for (const char* name : {"mcmd-vm0.log", "rank-0.yaml", "pattern-rank-x.yaml",
+                           "pattern.yaml.bak", "my-pattern.yaml"})
+    dir.write(name, "keep");
+  CHECK(mcmrun::remove_old_pattern(dir.path) == 5);
+  CHECK_FALSE(dir.has("pattern.yaml"));
+  CHECK_FALSE(dir.has("pattern-rank-12.yaml"));
+  CHECK_FALSE(dir.has("pattern-rank-3.yaml.tmp"));
+  for (const char* name : {"mcmd-vm0.log", "rank-0.yaml", "pattern-rank-x.yaml",
+                           "pattern.yaml.bak", "my-pattern.yaml"})
+    CHECK(dir.has(name));
+  CHECK(mcmrun::remove_old_pattern(dir.path + "/missing") == 0);
+}
+
+TEST_CASE("mcmrun record: the report after the job", "[mcmrun]") {
+  const TempDir dir;
+  REQUIRE(!dir.path.empty());
+  const std::string file = dir.path + "/pattern.yaml";
+  CHECK(mcmrun::pattern_report(dir.path) ==
+        "warning: no communication pattern was written (" + file +
+            " is missing): the application did not reach MPI_Finalize on every rank, or its "
+            "rank 0 ran on a host that does not share the log directory");
+  dir.write("pattern.yaml", kPattern);
+  CHECK(mcmrun::pattern_report(dir.path) == "communication pattern of 2 ranks written to " + file +
+                                                " (3 messages; dominant sizes: 8 bytes)");
+  std::string empty_sizes = kPattern;
+  empty_sizes.replace(empty_sizes.find("[8]"), 3, "[]");
+  dir.write("pattern.yaml", empty_sizes);
+  CHECK(mcmrun::pattern_report(dir.path) ==
+        "warning: the communication pattern is not usable: " + file +
+            ":5:17: dominant_sizes must not be empty (a recorded run that sent no "
+            "point-to-point message names no sizes)");
+}
