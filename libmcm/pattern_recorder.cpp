@@ -122,8 +122,8 @@ void write_file(const std::string& dir, const std::string& name, const std::stri
 }
 
 /// Rank 0: every rank's tally from the gathered words.
-bool unpack_all(const std::vector<std::uint64_t>& words, const std::vector<int>& counts,
-                int ranks, std::vector<RankTally>* tallies) {
+bool unpack_all(const std::vector<std::uint64_t>& words, const std::vector<int>& counts, int ranks,
+                std::vector<RankTally>* tallies) {
   std::size_t at = 0;
   for (int r = 0; r < ranks; ++r) {
     tallies->emplace_back(ranks);
@@ -202,8 +202,8 @@ void finish() {
     all_words += static_cast<std::size_t>(counts[r]);
   }
   std::vector<std::uint64_t> all(all_words);
-  PMPI_Gatherv(mine.data(), n, MPI_UINT64_T, all.data(), counts.data(), displs.data(),
-               MPI_UINT64_T, 0, s->app_world);
+  PMPI_Gatherv(mine.data(), n, MPI_UINT64_T, all.data(), counts.data(), displs.data(), MPI_UINT64_T,
+               0, s->app_world);
 
   const char* dir = std::getenv("MCM_LOG_DIR");
   if (dir != nullptr && *dir != '\0')
@@ -212,11 +212,13 @@ void finish() {
   if (rank == 0) {
     std::vector<RankTally> tallies;
     if (!unpack_all(all, counts, ranks, &tallies))
-      std::fprintf(stderr, "libmcm: mode record: a rank's pattern arrived damaged; "
-                           "pattern.yaml is not written\n");
+      std::fprintf(stderr,
+                   "libmcm: mode record: a rank's pattern arrived damaged; "
+                   "pattern.yaml is not written\n");
     else if (dir == nullptr || *dir == '\0')
-      std::fprintf(stderr, "libmcm: mode record without MCM_LOG_DIR (not started by "
-                           "mcmrun?): the communication pattern is not written\n");
+      std::fprintf(stderr,
+                   "libmcm: mode record without MCM_LOG_DIR (not started by "
+                   "mcmrun?): the communication pattern is not written\n");
     else
       write_file(dir, "pattern.yaml", pattern_yaml(merge(tallies)));
   }

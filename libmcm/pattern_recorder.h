@@ -29,7 +29,9 @@ void count_start(MPI_Request request);
 void start(MPI_Comm app_world);
 
 /// Whether sends are being counted. One atomic load (a plain load on x86).
-inline bool on() { return detail::g_on.load(std::memory_order_acquire); }
+inline bool on() {
+  return detail::g_on.load(std::memory_order_acquire);
+}
 
 /// Returns `rc` unchanged; when it is MPI_SUCCESS and counting is on, counts one message
 /// of count x size(type) bytes to `dest` on `comm` (already substituted). MPI_PROC_NULL

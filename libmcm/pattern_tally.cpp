@@ -59,8 +59,9 @@ std::vector<std::uint64_t> RankTally::pack() const {
   w.insert(w.end(), {outside_.messages, outside_.bytes});
   triples(buckets_.begin(), buckets_.end(), index_in(buckets_), self);
   w.insert(w.end(), {untracked_.messages, untracked_.bytes});
-  triples(sizes_.begin(), sizes_.end(), [](auto it) { return it->first; },
-          [](auto it) -> const Traffic& { return it->second; });
+  triples(
+      sizes_.begin(), sizes_.end(), [](auto it) { return it->first; },
+      [](auto it) -> const Traffic& { return it->second; });
   return w;
 }
 
@@ -90,14 +91,12 @@ bool RankTally::unpack(const std::uint64_t* words, std::size_t n, int ranks, Ran
         out->to_[dest] = t;
         return true;
       }) &&
-      take_traffic(&out->outside_) &&
-      triples([&](std::uint64_t bucket, const Traffic& t) {
+      take_traffic(&out->outside_) && triples([&](std::uint64_t bucket, const Traffic& t) {
         if (bucket >= out->buckets_.size()) return false;
         out->buckets_[bucket] = t;
         return true;
       }) &&
-      take_traffic(&out->untracked_) &&
-      triples([&](std::uint64_t size, const Traffic& t) {
+      take_traffic(&out->untracked_) && triples([&](std::uint64_t size, const Traffic& t) {
         return out->sizes_.emplace(size, t).second;
       });
   return ok && i == n;

@@ -3,7 +3,9 @@
 namespace mcm::shim {
 namespace {
 
-std::string n(std::uint64_t v) { return std::to_string(v); }
+std::string n(std::uint64_t v) {
+  return std::to_string(v);
+}
 
 /// "{messages: M, bytes: B}".
 std::string flow(const Traffic& t) {
@@ -28,8 +30,8 @@ std::string histogram_block(const std::vector<SizeBucket>& buckets) {
   if (buckets.empty()) return "histogram: []\n";
   std::string out = "histogram:             # message sizes min..max bytes\n";
   for (const SizeBucket& b : buckets)
-    out += "  - {min: " + n(b.min) + ", max: " + n(b.max) + ", messages: " +
-           n(b.traffic.messages) + ", bytes: " + n(b.traffic.bytes) + "}\n";
+    out += "  - {min: " + n(b.min) + ", max: " + n(b.max) + ", messages: " + n(b.traffic.messages) +
+           ", bytes: " + n(b.traffic.bytes) + "}\n";
   return out;
 }
 
@@ -45,8 +47,7 @@ std::vector<SizeBucket> non_empty(const std::array<Traffic, kSizeBuckets>& bucke
 }
 
 /// "    - [a, b, c]\n" per row, from one field of the matrix.
-std::string table(const std::vector<std::vector<Traffic>>& matrix,
-                  std::uint64_t Traffic::*field) {
+std::string table(const std::vector<std::vector<Traffic>>& matrix, std::uint64_t Traffic::*field) {
   std::string out;
   for (const auto& row : matrix) {
     out += "    - [";
@@ -81,8 +82,9 @@ std::string pattern_yaml(const Pattern& p) {
 }
 
 std::string rank_pattern_yaml(int rank, const RankTally& tally) {
-  std::string out = "# MCM communication pattern of application rank " + std::to_string(rank) +
-                    " (mcmrun --mode record); the\n# run's is pattern.yaml. Format: docs/pattern.md.\n";
+  std::string out =
+      "# MCM communication pattern of application rank " + std::to_string(rank) +
+      " (mcmrun --mode record); the\n# run's is pattern.yaml. Format: docs/pattern.md.\n";
   out += "version: " + std::to_string(Pattern::kVersion) + "\n";
   out += "rank: " + std::to_string(rank) + "\n";
   out += "ranks: " + std::to_string(tally.ranks()) + "\n";

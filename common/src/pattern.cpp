@@ -19,8 +19,8 @@ constexpr long long kMaxCount = std::numeric_limits<long long>::max();
 constexpr long long kMaxRanks = 1 << 24;
 
 const std::vector<std::string_view> kTopKeys = {
-    "version",   "ranks",  "messages", "bytes",         "dominant_sizes", "top_sizes",
-    "histogram", "matrix", "outside_world", "untracked_sizes"};
+    "version",   "ranks",     "messages", "bytes",         "dominant_sizes",
+    "top_sizes", "histogram", "matrix",   "outside_world", "untracked_sizes"};
 
 /// One file's reader: every method fails with the file's name and the node's position.
 class Reader {
@@ -51,16 +51,19 @@ class Reader {
       yaml::expect_map(file_, item, path, " {size: S, messages: N, bytes: B}");
       yaml::check_keys(file_, item, path, {"size", "messages", "bytes"},
                        {"size", "messages", "bytes"});
-      SizeTraffic s{count(item["size"], path + ".size"),
-                    {count(item["messages"], path + ".messages"), count(item["bytes"], path + ".bytes")}};
-      if (s.traffic.messages == 0) fail(file_, item["messages"].Mark(), path + ".messages must be at least 1");
+      SizeTraffic s{
+          count(item["size"], path + ".size"),
+          {count(item["messages"], path + ".messages"), count(item["bytes"], path + ".bytes")}};
+      if (s.traffic.messages == 0)
+        fail(file_, item["messages"].Mark(), path + ".messages must be at least 1");
       const bool overflow = s.size != 0 && s.traffic.messages > UINT64_MAX / s.size;
       if (overflow || s.traffic.bytes != s.size * s.traffic.messages)
-        fail(file_, item["bytes"].Mark(), path + ".bytes must be size x messages (" +
-                                              std::to_string(s.size) + " x " +
-                                              std::to_string(s.traffic.messages) + ")");
+        fail(file_, item["bytes"].Mark(),
+             path + ".bytes must be size x messages (" + std::to_string(s.size) + " x " +
+                 std::to_string(s.traffic.messages) + ")");
       if (!seen.insert(s.size).second)
-        fail(file_, item["size"].Mark(), path + ".size " + std::to_string(s.size) + " is listed twice");
+        fail(file_, item["size"].Mark(),
+             path + ".size " + std::to_string(s.size) + " is listed twice");
       if (!out.empty() && (out.back().traffic.messages < s.traffic.messages ||
                            (out.back().traffic.messages == s.traffic.messages &&
                             out.back().traffic.bytes < s.traffic.bytes)))
@@ -68,8 +71,8 @@ class Reader {
       out.push_back(s);
     }
     if (out.size() > Pattern::kMaxDominantSizes)
-      fail(file_, list.Mark(), "top_sizes lists at most " +
-                                   std::to_string(Pattern::kMaxDominantSizes) + " sizes");
+      fail(file_, list.Mark(),
+           "top_sizes lists at most " + std::to_string(Pattern::kMaxDominantSizes) + " sizes");
     return out;
   }
 
@@ -78,19 +81,22 @@ class Reader {
                                             const std::vector<SizeTraffic>& top) const {
     yaml::expect_list(file_, list, "dominant_sizes", " of message sizes in bytes");
     if (list.size() == 0)
-      fail(file_, list.Mark(), "dominant_sizes must not be empty (a recorded run that sent no "
-                               "point-to-point message names no sizes)");
+      fail(file_, list.Mark(),
+           "dominant_sizes must not be empty (a recorded run that sent no "
+           "point-to-point message names no sizes)");
     std::vector<std::uint64_t> out;
     for (std::size_t i = 0; i < list.size(); ++i) {
       const std::string path = "dominant_sizes[" + std::to_string(i) + "]";
       out.push_back(count(list[i], path));
       if (i >= top.size() || top[i].size != out.back())
-        fail(file_, list[i].Mark(), path + " must be top_sizes[" + std::to_string(i) +
-                                        "].size (the two list the same sizes in the same order)");
+        fail(file_, list[i].Mark(),
+             path + " must be top_sizes[" + std::to_string(i) +
+                 "].size (the two list the same sizes in the same order)");
     }
     if (out.size() != top.size())
-      fail(file_, list.Mark(), "dominant_sizes has " + std::to_string(out.size()) +
-                                   " sizes but top_sizes " + std::to_string(top.size()));
+      fail(file_, list.Mark(),
+           "dominant_sizes has " + std::to_string(out.size()) + " sizes but top_sizes " +
+               std::to_string(top.size()));
     return out;
   }
 
@@ -108,14 +114,19 @@ class Reader {
         fail(file_, item["min"].Mark(), path + ".min must be 0 or a power of two");
       const SizeBucket bounds = size_bucket_bounds(size_bucket(min));
       if (count(item["max"], path + ".max") != bounds.max)
-        fail(file_, item["max"].Mark(), path + ".max must be " + std::to_string(bounds.max) +
-                                            " (the bucket of min " + std::to_string(min) + ")");
-      SizeBucket b{min, bounds.max,
-                   {count(item["messages"], path + ".messages"), count(item["bytes"], path + ".bytes")}};
-      if (b.traffic.messages == 0) fail(file_, item["messages"].Mark(), path + ".messages must be at least 1");
+        fail(file_, item["max"].Mark(),
+             path + ".max must be " + std::to_string(bounds.max) + " (the bucket of min " +
+                 std::to_string(min) + ")");
+      SizeBucket b{
+          min,
+          bounds.max,
+          {count(item["messages"], path + ".messages"), count(item["bytes"], path + ".bytes")}};
+      if (b.traffic.messages == 0)
+        fail(file_, item["messages"].Mark(), path + ".messages must be at least 1");
       const std::uint64_t m = b.traffic.messages, q = b.traffic.bytes / m, r = b.traffic.bytes % m;
       if (q < b.min || q > b.max || (q == b.max && r != 0))
-        fail(file_, item["bytes"].Mark(), path + ".bytes must be between min x messages and max x messages");
+        fail(file_, item["bytes"].Mark(),
+             path + ".bytes must be between min x messages and max x messages");
       if (!out.empty() && out.back().min >= b.min)
         fail(file_, item.Mark(), "histogram buckets must be in ascending order, each at most once");
       out.push_back(b);
@@ -129,15 +140,17 @@ class Reader {
     const std::string shape = " of " + std::to_string(ranks) + " rows (one per sending rank)";
     yaml::expect_list(file_, rows, path, shape);
     if (rows.size() != ranks)
-      fail(file_, rows.Mark(), path + " must have " + std::to_string(ranks) + " rows (ranks), not " +
-                                   std::to_string(rows.size()));
+      fail(file_, rows.Mark(),
+           path + " must have " + std::to_string(ranks) + " rows (ranks), not " +
+               std::to_string(rows.size()));
     std::vector<std::vector<std::uint64_t>> out(ranks);
     for (std::size_t i = 0; i < ranks; ++i) {
       const std::string row_path = path + "[" + std::to_string(i) + "]";
       yaml::expect_list(file_, rows[i], row_path, " of counts, one per destination rank");
       if (rows[i].size() != ranks)
-        fail(file_, rows[i].Mark(), row_path + " must have " + std::to_string(ranks) +
-                                        " entries (ranks), not " + std::to_string(rows[i].size()));
+        fail(file_, rows[i].Mark(),
+             row_path + " must have " + std::to_string(ranks) + " entries (ranks), not " +
+                 std::to_string(rows[i].size()));
       for (std::size_t j = 0; j < ranks; ++j)
         out[i].push_back(count(rows[i][j], row_path + "[" + std::to_string(j) + "]"));
     }
@@ -169,8 +182,9 @@ class Reader {
       const std::uint64_t want = is_messages ? total.messages : total.bytes;
       const std::uint64_t got = is_messages ? sum.messages : sum.bytes;
       if (want != got)
-        fail(file_, root[key].Mark(), std::string(key) + " is " + std::to_string(want) + " but " +
-                                          parts + " add up to " + std::to_string(got));
+        fail(file_, root[key].Mark(),
+             std::string(key) + " is " + std::to_string(want) + " but " + parts + " add up to " +
+                 std::to_string(got));
     }
   }
 

@@ -27,7 +27,7 @@
 static int rank, size, failures;
 static long *sent_messages, *sent_bytes; /* per destination world rank */
 
-static void check(int ok, const char *what) {
+static void check(int ok, const char* what) {
   if (ok) return;
   ++failures;
   printf("FAIL: record_sends rank %d: %s\n", rank, what);
@@ -52,25 +52,29 @@ static void blocking_modes(int right, int left) {
   for (k = 0; k < 3; ++k) {
     MPI_Request r;
     MPI_Irecv(b, 10, MPI_INT, left, 1, MPI_COMM_WORLD, &r);
-    MPI_Send(a, 10, MPI_INT, right, 1, MPI_COMM_WORLD), expect(right, 10, MPI_INT);
+    MPI_Send(a, 10, MPI_INT, right, 1, MPI_COMM_WORLD);
+    expect(right, 10, MPI_INT);
     MPI_Wait(&r, MPI_STATUS_IGNORE);
     check(b[9] == left * 100 + 9, "send");
   }
   MPI_Irecv(e, 100, MPI_DOUBLE, left, 2, MPI_COMM_WORLD, &rq);
-  MPI_Ssend(d, 100, MPI_DOUBLE, right, 2, MPI_COMM_WORLD), expect(right, 100, MPI_DOUBLE);
+  MPI_Ssend(d, 100, MPI_DOUBLE, right, 2, MPI_COMM_WORLD);
+  expect(right, 100, MPI_DOUBLE);
   MPI_Wait(&rq, MPI_STATUS_IGNORE);
   check(e[0] == left, "ssend");
 
   MPI_Irecv(b, 7, MPI_INT, left, 3, MPI_COMM_WORLD, &rq);
   MPI_Barrier(MPI_COMM_WORLD); /* every receive is posted: ready sends are legal */
-  MPI_Rsend(a, 7, MPI_INT, right, 3, MPI_COMM_WORLD), expect(right, 7, MPI_INT);
+  MPI_Rsend(a, 7, MPI_INT, right, 3, MPI_COMM_WORLD);
+  expect(right, 7, MPI_INT);
   MPI_Wait(&rq, MPI_STATUS_IGNORE);
   check(b[6] == left * 100 + 6, "rsend");
 
   for (k = 0; k < 2; ++k) {
     for (i = 0; i < 5; ++i) c[i] = (char)(rank + k + i);
     MPI_Irecv(cin, 5, MPI_CHAR, right, 4, MPI_COMM_WORLD, &rq);
-    MPI_Bsend(c, 5, MPI_CHAR, left, 4, MPI_COMM_WORLD), expect(left, 5, MPI_CHAR);
+    MPI_Bsend(c, 5, MPI_CHAR, left, 4, MPI_COMM_WORLD);
+    expect(left, 5, MPI_CHAR);
     MPI_Wait(&rq, MPI_STATUS_IGNORE);
     check(cin[4] == (char)(right + k + 4), "bsend");
   }
@@ -83,10 +87,14 @@ static void nonblocking_modes(int right, int left) {
     for (i = 0; i < 4; ++i) out[k][i] = rank * 10 + k;
   for (k = 0; k < 4; ++k) MPI_Irecv(in[k], k + 1, MPI_INT, right, 10 + k, MPI_COMM_WORLD, &rq[k]);
   MPI_Barrier(MPI_COMM_WORLD); /* for the ready send */
-  MPI_Isend(out[0], 1, MPI_INT, left, 10, MPI_COMM_WORLD, &rq[4]), expect(left, 1, MPI_INT);
-  MPI_Issend(out[1], 2, MPI_INT, left, 11, MPI_COMM_WORLD, &rq[5]), expect(left, 2, MPI_INT);
-  MPI_Ibsend(out[2], 3, MPI_INT, left, 12, MPI_COMM_WORLD, &rq[6]), expect(left, 3, MPI_INT);
-  MPI_Irsend(out[3], 4, MPI_INT, left, 13, MPI_COMM_WORLD, &rq[7]), expect(left, 4, MPI_INT);
+  MPI_Isend(out[0], 1, MPI_INT, left, 10, MPI_COMM_WORLD, &rq[4]);
+  expect(left, 1, MPI_INT);
+  MPI_Issend(out[1], 2, MPI_INT, left, 11, MPI_COMM_WORLD, &rq[5]);
+  expect(left, 2, MPI_INT);
+  MPI_Ibsend(out[2], 3, MPI_INT, left, 12, MPI_COMM_WORLD, &rq[6]);
+  expect(left, 3, MPI_INT);
+  MPI_Irsend(out[3], 4, MPI_INT, left, 13, MPI_COMM_WORLD, &rq[7]);
+  expect(left, 4, MPI_INT);
   MPI_Waitall(8, rq, MPI_STATUSES_IGNORE);
   for (k = 0; k < 4; ++k) check(in[k][k] == right * 10 + k, "isend/issend/ibsend/irsend");
 }
@@ -97,11 +105,12 @@ static void combined(int right, int left) {
   MPI_Datatype three;
   double t[6], u[6];
   MPI_Sendrecv(s, 4, MPI_DOUBLE, right, 20, r, 4, MPI_DOUBLE, left, 20, MPI_COMM_WORLD,
-               MPI_STATUS_IGNORE), expect(right, 4, MPI_DOUBLE);
+               MPI_STATUS_IGNORE);
+  expect(right, 4, MPI_DOUBLE);
   check(r[3] == left, "sendrecv");
   for (i = 0; i < 6; ++i) x[i] = rank;
-  MPI_Sendrecv_replace(x, 6, MPI_INT, left, 21, right, 21, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
-      expect(left, 6, MPI_INT);
+  MPI_Sendrecv_replace(x, 6, MPI_INT, left, 21, right, 21, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  expect(left, 6, MPI_INT);
   check(x[5] == right, "sendrecv_replace");
 
   MPI_Type_contiguous(3, MPI_DOUBLE, &three);
@@ -109,7 +118,8 @@ static void combined(int right, int left) {
   for (i = 0; i < 6; ++i) t[i] = rank;
   MPI_Request rq;
   MPI_Irecv(u, 6, MPI_DOUBLE, left, 22, MPI_COMM_WORLD, &rq);
-  MPI_Send(t, 2, three, right, 22, MPI_COMM_WORLD), expect(right, 2, three);
+  MPI_Send(t, 2, three, right, 22, MPI_COMM_WORLD);
+  expect(right, 2, three);
   MPI_Wait(&rq, MPI_STATUS_IGNORE);
   check(u[5] == left, "derived type");
   MPI_Type_free(&three);
@@ -127,7 +137,8 @@ static void persistent(int right, int left) {
   for (it = 0; it < 5; ++it) {
     for (i = 0; i < 16; ++i) d[i] = rank * 1000 + it;
     MPI_Start(&rreq);
-    MPI_Start(&sreq), expect(right, 16, MPI_DOUBLE);
+    MPI_Start(&sreq);
+    expect(right, 16, MPI_DOUBLE);
     MPI_Wait(&sreq, MPI_STATUS_IGNORE);
     MPI_Wait(&rreq, MPI_STATUS_IGNORE);
     check(e[15] == left * 1000 + it, "send_init/start");
@@ -138,7 +149,9 @@ static void persistent(int right, int left) {
   MPI_Recv_init(&got, 1, MPI_INT, right, 32, MPI_COMM_WORLD, &pair[3]);
   for (it = 0; it < 3; ++it) {
     a[0] = a[1] = rank + it;
-    MPI_Startall(4, pair), expect(left, 2, MPI_INT), expect(left, 1, MPI_INT);
+    MPI_Startall(4, pair);
+    expect(left, 2, MPI_INT);
+    expect(left, 1, MPI_INT);
     MPI_Waitall(4, pair, MPI_STATUSES_IGNORE);
     check(b[1] == right + it && got == right, "ssend_init/bsend_init/startall");
   }
@@ -156,7 +169,8 @@ static void other_communicators(int left) {
   MPI_Comm_split(MPI_COMM_WORLD, 0, size - 1 - rank, &reversed);
   MPI_Comm_rank(reversed, &crank);
   MPI_Irecv(y, 3, MPI_INT, (crank + size - 1) % size, 40, reversed, &rq);
-  MPI_Send(x, 3, MPI_INT, (crank + 1) % size, 40, reversed), expect(left, 3, MPI_INT);
+  MPI_Send(x, 3, MPI_INT, (crank + 1) % size, 40, reversed);
+  expect(left, 3, MPI_INT);
   MPI_Wait(&rq, MPI_STATUS_IGNORE);
   check(y[2] == (rank + 1) % size, "reversed communicator");
   MPI_Comm_free(&reversed);
@@ -164,7 +178,8 @@ static void other_communicators(int left) {
   /* Even and odd ranks, joined by an intercommunicator; leaders are world ranks 0 and 1. */
   MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
   MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, rank % 2 == 0 ? 1 : 0, 41, &inter);
-  MPI_Isend(x, 5, MPI_INT, 0, 42, inter, &rq), expect(rank % 2 == 0 ? 1 : 0, 5, MPI_INT);
+  MPI_Isend(x, 5, MPI_INT, 0, 42, inter, &rq);
+  expect(rank % 2 == 0 ? 1 : 0, 5, MPI_INT);
   if (rank <= 1) {
     MPI_Comm_remote_size(inter, &n);
     for (i = 0; i < n; ++i) {
@@ -177,15 +192,16 @@ static void other_communicators(int left) {
   MPI_Comm_free(&inter);
   MPI_Comm_free(&half);
 
-  MPI_Isend(x, 1, MPI_INT, 0, 43, MPI_COMM_SELF, &rq), expect(rank, 1, MPI_INT);
+  MPI_Isend(x, 1, MPI_INT, 0, 43, MPI_COMM_SELF, &rq);
+  expect(rank, 1, MPI_INT);
   MPI_Recv(y, 1, MPI_INT, 0, 43, MPI_COMM_SELF, MPI_STATUS_IGNORE);
   MPI_Wait(&rq, MPI_STATUS_IGNORE);
   check(y[0] == rank, "self");
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   int bsize = 4096 + 8 * MPI_BSEND_OVERHEAD, r, d, total;
-  char *buffer = malloc((size_t)bsize);
+  char* buffer = malloc((size_t)bsize);
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -204,8 +220,8 @@ int main(int argc, char **argv) {
   other_communicators(left);
   MPI_Buffer_detach(&buffer, &bsize);
 
-  long *all_messages = malloc(sizeof(long) * (size_t)size * (size_t)size);
-  long *all_bytes = malloc(sizeof(long) * (size_t)size * (size_t)size);
+  long* all_messages = malloc(sizeof(long) * (size_t)size * (size_t)size);
+  long* all_bytes = malloc(sizeof(long) * (size_t)size * (size_t)size);
   MPI_Gather(sent_messages, size, MPI_LONG, all_messages, size, MPI_LONG, 0, MPI_COMM_WORLD);
   MPI_Gather(sent_bytes, size, MPI_LONG, all_bytes, size, MPI_LONG, 0, MPI_COMM_WORLD);
   MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);

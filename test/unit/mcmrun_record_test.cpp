@@ -55,22 +55,21 @@ TEST_CASE("mcmrun record: ranks and daemons get the mode and the log directory",
         "MCM_LOG_DIR=/w/mcm-record ./cg : -np 1 /b/mcmd --mode record --log-dir /w/mcm-record");
 }
 
-TEST_CASE("mcmrun record: an earlier run's pattern files are removed, nothing else",
-          "[mcmrun]") {
+TEST_CASE("mcmrun record: an earlier run's pattern files are removed, nothing else", "[mcmrun]") {
   const TempDir dir;
   REQUIRE(!dir.path.empty());
   for (const char* name : {"pattern.yaml", "pattern.yaml.tmp", "pattern-rank-0.yaml",
                            "pattern-rank-12.yaml", "pattern-rank-3.yaml.tmp"})
     dir.write(name, "old");
-  for (const char* name : {"mcmd-vm0.log", "rank-0.yaml", "pattern-rank-x.yaml",
-                           "pattern.yaml.bak", "my-pattern.yaml"})
+  for (const char* name : {"mcmd-vm0.log", "rank-0.yaml", "pattern-rank-x.yaml", "pattern.yaml.bak",
+                           "my-pattern.yaml"})
     dir.write(name, "keep");
   CHECK(mcmrun::remove_old_pattern(dir.path) == 5);
   CHECK_FALSE(dir.has("pattern.yaml"));
   CHECK_FALSE(dir.has("pattern-rank-12.yaml"));
   CHECK_FALSE(dir.has("pattern-rank-3.yaml.tmp"));
-  for (const char* name : {"mcmd-vm0.log", "rank-0.yaml", "pattern-rank-x.yaml",
-                           "pattern.yaml.bak", "my-pattern.yaml"})
+  for (const char* name : {"mcmd-vm0.log", "rank-0.yaml", "pattern-rank-x.yaml", "pattern.yaml.bak",
+                           "my-pattern.yaml"})
     CHECK(dir.has(name));
   CHECK(mcmrun::remove_old_pattern(dir.path + "/missing") == 0);
 }

@@ -62,15 +62,16 @@ TEST_CASE("pattern tally: per destination, outside the world, per bucket and per
   CHECK(t.buckets()[4] == Traffic{3, 24});
   CHECK(t.buckets()[13] == Traffic{2, 11200});
   CHECK(t.buckets()[7] == Traffic{1, 100});
-  CHECK(sizes_of(mcm::shim::top_sizes(t.sizes(), 8)) == std::vector<std::uint64_t>{8, 5600, 100, 0});
+  CHECK(sizes_of(mcm::shim::top_sizes(t.sizes(), 8)) ==
+        std::vector<std::uint64_t>{8, 5600, 100, 0});
   CHECK(t.untracked() == Traffic{});
 }
 
 TEST_CASE("pattern tally: sizes beyond the table are counted as untracked", "[pattern]") {
   RankTally t(2);
   for (std::uint64_t s = 0; s < RankTally::kMaxSizes; ++s) t.add(1, s);
-  t.add(1, 5);                       // known: still tracked
-  t.add(1, RankTally::kMaxSizes);    // new, table full
+  t.add(1, 5);                     // known: still tracked
+  t.add(1, RankTally::kMaxSizes);  // new, table full
   t.add(0, RankTally::kMaxSizes + 1);
   CHECK(t.sizes().size() == RankTally::kMaxSizes);
   CHECK(t.untracked() == Traffic{2, 2 * RankTally::kMaxSizes + 1});
@@ -81,14 +82,12 @@ TEST_CASE("pattern tally: sizes beyond the table are counted as untracked", "[pa
 TEST_CASE("pattern tally: the dominant sizes: most messages, then most bytes", "[pattern]") {
   const std::vector<SizeTraffic> sizes = {
       {16, {2, 32}}, {8, {5, 40}}, {4096, {2, 8192}}, {0, {2, 0}}, {64, {9, 576}}};
-  CHECK(sizes_of(mcm::shim::top_sizes(sizes, 8)) ==
-        std::vector<std::uint64_t>{64, 8, 4096, 16, 0});
+  CHECK(sizes_of(mcm::shim::top_sizes(sizes, 8)) == std::vector<std::uint64_t>{64, 8, 4096, 16, 0});
   CHECK(sizes_of(mcm::shim::top_sizes(sizes, 2)) == std::vector<std::uint64_t>{64, 8});
   CHECK(mcm::shim::top_sizes({}, 8).empty());
 }
 
-TEST_CASE("pattern tally: packed and unpacked unchanged; damaged words are refused",
-          "[pattern]") {
+TEST_CASE("pattern tally: packed and unpacked unchanged; damaged words are refused", "[pattern]") {
   RankTally t(4);
   send(t, 3, 5600, 4);
   send(t, 1, 8, 2);
@@ -115,8 +114,7 @@ TEST_CASE("pattern tally: packed and unpacked unchanged; damaged words are refus
   CHECK(back.total() == Traffic{});
 }
 
-TEST_CASE("pattern merge: the matrix, the totals, and sizes merged before ranking",
-          "[pattern]") {
+TEST_CASE("pattern merge: the matrix, the totals, and sizes merged before ranking", "[pattern]") {
   std::vector<RankTally> ranks(3, RankTally(3));
   // Size 20 is second on ranks 0 and 1 but first over the run.
   send(ranks[0], 1, 10, 5);
@@ -183,9 +181,12 @@ TEST_CASE("pattern files: one rank's file lists its destinations and sizes", "[p
   send(t, 1, 8, 5);
   const std::string text = mcm::shim::rank_pattern_yaml(2, t);
   CHECK(text.find("\nrank: 2\nranks: 4\nmessages: 7\nbytes: 11240\n") != std::string::npos);
-  CHECK(text.find("  - {rank: 1, messages: 5, bytes: 40}\n  - {rank: 3, messages: 2, bytes: 11200}\n") !=
+  CHECK(text.find(
+            "  - {rank: 1, messages: 5, bytes: 40}\n  - {rank: 3, messages: 2, bytes: 11200}\n") !=
         std::string::npos);
-  CHECK(text.find("  - {size: 8, messages: 5, bytes: 40}\n  - {size: 5600, messages: 2, bytes: 11200}\n") !=
-        std::string::npos);
+  CHECK(
+      text.find(
+          "  - {size: 8, messages: 5, bytes: 40}\n  - {size: 5600, messages: 2, bytes: 11200}\n") !=
+      std::string::npos);
   CHECK(text.find("outside_world: {messages: 0, bytes: 0}\n") != std::string::npos);
 }

@@ -14,26 +14,26 @@ namespace {
 // 2 ranks: rank 0 sent 8, 8 and 4096 bytes to rank 1; rank 1 sent 0 bytes to rank 0 and
 // 100 bytes to a process outside the application.
 const std::vector<std::string> kValid = {
-    "version: 1",                                             // 1
-    "ranks: 2",                                               // 2
-    "messages: 5",                                            // 3
-    "bytes: 4212",                                            // 4
-    "dominant_sizes: [8, 4096, 100, 0]",                      // 5
-    "top_sizes:",                                             // 6
-    "  - {size: 8, messages: 2, bytes: 16}",                  // 7
-    "  - {size: 4096, messages: 1, bytes: 4096}",             // 8
-    "  - {size: 100, messages: 1, bytes: 100}",               // 9
-    "  - {size: 0, messages: 1, bytes: 0}",                   // 10
-    "histogram:",                                             // 11
-    "  - {min: 0, max: 0, messages: 1, bytes: 0}",            // 12
-    "  - {min: 8, max: 15, messages: 2, bytes: 16}",          // 13
-    "  - {min: 64, max: 127, messages: 1, bytes: 100}",       // 14
-    "  - {min: 4096, max: 8191, messages: 1, bytes: 4096}",   // 15
-    "matrix:",                                                // 16
-    "  messages: [[0, 3], [1, 0]]",                           // 17
-    "  bytes: [[0, 4112], [0, 0]]",                           // 18
-    "outside_world: {messages: 1, bytes: 100}",               // 19
-    "untracked_sizes: {messages: 0, bytes: 0}",               // 20
+    "version: 1",                                            // 1
+    "ranks: 2",                                              // 2
+    "messages: 5",                                           // 3
+    "bytes: 4212",                                           // 4
+    "dominant_sizes: [8, 4096, 100, 0]",                     // 5
+    "top_sizes:",                                            // 6
+    "  - {size: 8, messages: 2, bytes: 16}",                 // 7
+    "  - {size: 4096, messages: 1, bytes: 4096}",            // 8
+    "  - {size: 100, messages: 1, bytes: 100}",              // 9
+    "  - {size: 0, messages: 1, bytes: 0}",                  // 10
+    "histogram:",                                            // 11
+    "  - {min: 0, max: 0, messages: 1, bytes: 0}",           // 12
+    "  - {min: 8, max: 15, messages: 2, bytes: 16}",         // 13
+    "  - {min: 64, max: 127, messages: 1, bytes: 100}",      // 14
+    "  - {min: 4096, max: 8191, messages: 1, bytes: 4096}",  // 15
+    "matrix:",                                               // 16
+    "  messages: [[0, 3], [1, 0]]",                          // 17
+    "  bytes: [[0, 4112], [0, 0]]",                          // 18
+    "outside_world: {messages: 1, bytes: 100}",              // 19
+    "untracked_sizes: {messages: 0, bytes: 0}",              // 20
 };
 
 /// The valid file with each line `number` (1-based) of `changes` replaced by its text
@@ -48,9 +48,13 @@ std::string with(const std::map<int, std::string>& changes) {
   return out;
 }
 
-std::string with(int number, const std::string& text) { return with({{number, text}}); }
+std::string with(int number, const std::string& text) {
+  return with({{number, text}});
+}
 
-std::string valid() { return with({}); }
+std::string valid() {
+  return with({});
+}
 
 std::string error_of(const std::string& text) {
   try {
@@ -89,9 +93,12 @@ TEST_CASE("pattern: YAML and schema errors name file:line:column", "[pattern]") 
         "p.yaml:21:1: unknown key 'colour' (valid keys: version, ranks, messages, bytes, "
         "dominant_sizes, top_sizes, histogram, matrix, outside_world, untracked_sizes)");
   CHECK(error_of(with(20, "")) == "p.yaml:1:1: the file needs the key 'untracked_sizes'");
-  CHECK(error_of(with(2, "ranks: two")) == "p.yaml:2:8: ranks must be an integer between 1 and 16777216");
-  CHECK(error_of(with(2, "ranks: \"2\"")) == "p.yaml:2:8: ranks must be an integer between 1 and 16777216");
-  CHECK(error_of(with(3, "messages: -5")) == "p.yaml:3:11: messages must be an integer of at least 0");
+  CHECK(error_of(with(2, "ranks: two")) ==
+        "p.yaml:2:8: ranks must be an integer between 1 and 16777216");
+  CHECK(error_of(with(2, "ranks: \"2\"")) ==
+        "p.yaml:2:8: ranks must be an integer between 1 and 16777216");
+  CHECK(error_of(with(3, "messages: -5")) ==
+        "p.yaml:3:11: messages must be an integer of at least 0");
   CHECK(error_of(with(8, "  - {size: 4096, messages: 1, bytes: -4096}")) ==
         "p.yaml:8:38: top_sizes[1].bytes must be an integer of at least 0");
   CHECK(error_of(with(19, "outside_world: [1, 100]")) ==
@@ -138,8 +145,7 @@ TEST_CASE("pattern: the histogram's buckets are power-of-two ranges", "[pattern]
         "p.yaml:14:5: histogram buckets must be in ascending order, each at most once");
 }
 
-TEST_CASE("pattern: the matrix has ranks x ranks entries and agrees with the totals",
-          "[pattern]") {
+TEST_CASE("pattern: the matrix has ranks x ranks entries and agrees with the totals", "[pattern]") {
   CHECK(error_of(with(17, "  messages: [[0, 3], [1, 0], [0, 0]]")) ==
         "p.yaml:17:13: matrix.messages must have 2 rows (ranks), not 3");
   CHECK(error_of(with(18, "  bytes: [[0, 4112, 0], [0, 0]]")) ==
@@ -157,6 +163,7 @@ TEST_CASE("pattern: the matrix has ranks x ranks entries and agrees with the tot
 }
 
 TEST_CASE("pattern: load_pattern names an unreadable file", "[pattern]") {
-  CHECK_THROWS_WITH(mcm::load_pattern("/nonexistent/pattern.yaml"),
-                    "cannot read pattern file '/nonexistent/pattern.yaml': No such file or directory");
+  CHECK_THROWS_WITH(
+      mcm::load_pattern("/nonexistent/pattern.yaml"),
+      "cannot read pattern file '/nonexistent/pattern.yaml': No such file or directory");
 }

@@ -49,7 +49,8 @@ std::string pattern_report(const std::string& log_dir) {
   try {
     const mcm::Pattern p = mcm::load_pattern(path);
     std::string sizes;
-    for (std::uint64_t s : p.dominant_sizes) sizes += (sizes.empty() ? "" : ", ") + std::to_string(s);
+    for (std::uint64_t s : p.dominant_sizes)
+      sizes += (sizes.empty() ? "" : ", ") + std::to_string(s);
     return "communication pattern of " + std::to_string(p.ranks) + " ranks written to " + path +
            " (" + std::to_string(p.total.messages) + " messages; dominant sizes: " + sizes +
            " bytes)";

@@ -86,8 +86,8 @@ struct Pattern {
   /// Exact message sizes in bytes, most frequent first (ties: more bytes first), at most
   /// kMaxDominantSizes, never empty. What mcm-probe measures.
   std::vector<std::uint64_t> dominant_sizes;
-  std::vector<SizeTraffic> top_sizes;   ///< dominant_sizes with their traffic, same order
-  std::vector<SizeBucket> histogram;    ///< the non-empty buckets, ascending
+  std::vector<SizeTraffic> top_sizes;        ///< dominant_sizes with their traffic, same order
+  std::vector<SizeBucket> histogram;         ///< the non-empty buckets, ascending
   std::vector<std::vector<Traffic>> matrix;  ///< matrix[from][to]: ranks x ranks
   /// Sends to processes outside the application world (intercommunicators to spawned or
   /// connected jobs); counted in total, not in the matrix.
