@@ -127,6 +127,15 @@ check "cg: every pair exchanges as many messages each way" \
   same "$(matrix "$work/cg/pattern.yaml" | awk '{print $1, $2, $3}' | sort)" \
     "$(matrix "$work/cg/pattern.yaml" | awk '{print $2, $1, $3}' | sort)"
 
+# ---- the pattern picks mcm-probe's sizes ----------------------------------------------
+"$BUILD/bin/mcm-probe" --hostfile "$MCM_HOSTFILE" --quick --pattern "$work/cg/pattern.yaml" \
+  --out "$work/topo.yaml" --progress none </dev/null >"$work/probe.out" 2>&1
+check "mcm-probe --pattern cg/pattern.yaml: exits 0" [ $? -eq 0 ]
+probe_sizes=$(python3 -c 'import sys, yaml; t = yaml.safe_load(open(sys.argv[1])); print(",".join(map(str, t["sizes"])), t["reference_size"], all(t["latency_us"][s][i][j] > 0 for s in t["sizes"] for i in range(4) for j in range(4) if i != j))' "$work/topo.yaml")
+by_bytes=$(python3 -c 'import sys, yaml; p = yaml.safe_load(open(sys.argv[1])); print(max(p["top_sizes"], key=lambda s: s["bytes"])["size"])' "$work/cg/pattern.yaml")
+check "mcm-probe measured the pattern's sizes on every path, ranked at the one with most bytes ($probe_sizes)" \
+  same "$(tr , '\n' <<<"$found_dominant" | sort -n | paste -sd,) $by_bytes True" "$probe_sizes"
+
 # ---- every send call -------------------------------------------------------------------
 run sends record "$BUILD/test/system/record_sends"
 check "record_sends: OK" grep -q "record_sends: OK" "$work/sends.out"

@@ -16,10 +16,12 @@ struct SizeChoice {
 };
 
 /// --sizes, else the dominant sizes of --pattern, else default_sizes(). The reference is
-/// the pattern's largest dominant size, or else the size closest to 64 KiB (the middle of
-/// the ladder: large enough to feel a congested link, small enough to measure fast).
-/// A pattern's sizes get 64 B added when they have no small size, so that the fit has
-/// its intercept. Throws mcm::ConfigError for an unreadable or malformed pattern.
+/// the pattern's dominant size that carries the most bytes, or else the size closest to
+/// 64 KiB (the middle of the ladder: large enough to feel a congested link, small enough
+/// to measure fast). A pattern's sizes get 64 B added when none is 1 KiB or less (1 MiB
+/// when it has a single small size), so that the fit has two sizes far apart; empty
+/// messages and sizes above 1 GiB are left out; `note` says so. Throws mcm::ConfigError
+/// for an unreadable or malformed pattern.
 SizeChoice choose_sizes(const Options& options);
 
 /// The size of `sizes` closest to `target` on a log scale.

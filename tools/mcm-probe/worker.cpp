@@ -61,9 +61,6 @@ class Worker {
     start_ = MPI_Wtime();
   }
 
-  int rank() const { return me_; }
-  int size() const { return n_; }
-
   /// Opens the flood listeners and exchanges their endpoints (collective).
   void prepare_floods() {
     agent_ = std::make_unique<FloodAgent>();
@@ -148,7 +145,6 @@ class Worker {
     std::vector<Rows> rounds;
     bool flooded = false;
     double bytes_per_s = 0;
-    std::string error;
   };
   Injected inject(const Step& step) {
     Injected out;
@@ -172,7 +168,7 @@ class Worker {
     }
     out.flooded = flood[0] != 0;
     out.bytes_per_s = flood[1];
-    out.error = error;
+    if (source && !error.empty()) std::fprintf(stderr, "mcm-probe: %s\n", error.c_str());
     MPI_Barrier(comm_);
     return out;
   }
@@ -329,7 +325,6 @@ int run_worker(int argc, char** argv, const std::vector<std::string>& args) {
     MPI_Finalize();
     return 2;
   }
-  int status = 0;
   try {
     Worker worker(*settings, MPI_COMM_WORLD);
     if (!settings->quick) worker.prepare_floods();
@@ -342,7 +337,7 @@ int run_worker(int argc, char** argv, const std::vector<std::string>& args) {
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
   MPI_Finalize();
-  return status;
+  return 0;
 }
 
 }  // namespace probe
