@@ -47,7 +47,7 @@ check "every pair has its two detours ranked" \
   [ "$(yq slow.yaml "{len(t['detours'][s][d]) for s in range(4) for d in range(4) if s != d}")" = "{2}" ]
 check "the fit gives vm1 -> vm2 a bandwidth below 10 MB/s and the others above 50" \
   [ "$(yq slow.yaml "(t['fit']['beta_bytes_per_us'][0][1] < 10, min(t['fit']['beta_bytes_per_us'][i][j] for i in range(4) for j in range(4) if i != j and (i, j) != (0, 1)) > 50)")" = "(True, True)" ]
-check "the heatmap marks the detour of vm1 -> vm2" grep -q ">via vm3: " slow.svg
+check "the heatmap marks the detour of vm1 -> vm2" grep -Eq ">via vm[34]: " slow.svg
 check "mcmrun --paths takes the table and hands it to the daemons" \
   bash -c "'$BUILD/bin/mcmrun' --dry-run --mode relay --paths slow.yaml --hostfile '$MCM_HOSTFILE' -np 4 hostname | grep -q -- '--paths $work/slow.yaml'"
 "$TESTBED" clear >/dev/null
