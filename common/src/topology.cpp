@@ -170,10 +170,11 @@ struct Reader {
 
   /// N x N of numbers >= 0 or ~; the diagonal must be ~ when `null_diagonal`.
   Matrix matrix(const YAML::Node& node, const std::string& path, double hi) const {
-    const std::string shape = " of " + std::to_string(n) + " rows of " + std::to_string(n) +
-                              " values (one per host)";
-    yaml::expect_list(file, node, path, shape);
-    if (node.size() != n) fail(node, path + " has " + std::to_string(node.size()) + " rows," + shape.substr(3));
+    const std::string shape =
+        std::to_string(n) + " rows of " + std::to_string(n) + " values (one per host)";
+    yaml::expect_list(file, node, path, " of " + shape);
+    if (node.size() != n)
+      fail(node, path + " has " + std::to_string(node.size()) + " rows, needs " + shape);
     Matrix m = empty_matrix(n);
     for (std::size_t i = 0; i < n; ++i) {
       const std::string row_path = path + "[" + std::to_string(i) + "]";

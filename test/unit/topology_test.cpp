@@ -107,7 +107,7 @@ TEST_CASE("topology errors point at the line and column", "[topology]") {
   CHECK(error_of("format: mcm-topology/1\nhosts: [a, b]\nsizes: [64, 8]\nlatency_us: {}\n") ==
         "topo.yaml:3:13: sizes must be ascending without repeats");
   CHECK(error_of("format: mcm-topology/1\nhosts: [a, b]\nsizes: [64]\nlatency_us:\n  64: [[~, 1]]\n") ==
-        "topo.yaml:5:7: latency_us.64 has 1 rows, 2 rows of 2 values (one per host)");
+        "topo.yaml:5:7: latency_us.64 has 1 rows, needs 2 rows of 2 values (one per host)");
   CHECK(error_of("format: mcm-topology/1\nhosts: [a, b]\nsizes: [64]\nlatency_us:\n  64: [[~, 1], [x, ~]]\n") ==
         "topo.yaml:5:17: latency_us.64[1][0] must be a number of at least 0 (got 'x')");
   CHECK(error_of("format: mcm-topology/1\nhosts: [a, b]\nsizes: [64]\nlatency_us:\n  64: [[3, 1], [2, ~]]\n") ==

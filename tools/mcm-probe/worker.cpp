@@ -224,7 +224,9 @@ void Worker::measure_latency(mcm::Topology& t, ProgressDisplay& progress) {
                           std::to_string(total) + " of " + std::to_string(total) +
                           " not measured: the time budget ran out after " +
                           seconds_text(elapsed()) + " of measuring (one round takes about " +
-                          seconds_text(last) + ")");
+                          seconds_text(last) + "; the whole matrix needs --time-budget " +
+                          std::to_string(static_cast<int>(std::ceil(1.5 * total * last + 2))) +
+                          " or more)");
       return;
     }
     const double t0 = MPI_Wtime();
