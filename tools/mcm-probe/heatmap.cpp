@@ -38,12 +38,7 @@ std::string heatmap_svg(const mcm::Topology& t) {
   const int n = static_cast<int>(t.size());
   constexpr int kCell = 96, kLeft = 110, kTop = 110;
   const int width = std::max(kLeft + n * kCell + 30, 600), height = kTop + n * kCell + 50;
-  std::vector<double> all;
-  for (int i = 0; i < n; ++i)
-    for (int j = 0; j < n; ++j)
-      if (i != j && mcm::measured(reference_latency(t, i, j))) all.push_back(reference_latency(t, i, j));
-  std::sort(all.begin(), all.end());
-  const double median = all.empty() ? 1 : all[all.size() / 2];
+  const double median = mcm::measured(median_path(t)) ? median_path(t) : 1;
 
   std::ostringstream o;
   o << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << height

@@ -8,17 +8,19 @@
 #include "options.h"
 
 namespace probe {
-namespace {
-
 double median_path(const mcm::Topology& t) {
   std::vector<double> all;
   for (int i = 0; i < static_cast<int>(t.size()); ++i)
-    for (int j = 0; j < static_cast<int>(t.size()); ++j)
-      if (i != j && mcm::measured(reference_latency(t, i, j))) all.push_back(reference_latency(t, i, j));
+    for (int j = 0; j < static_cast<int>(t.size()); ++j) {
+      const double l = i == j ? mcm::kNotMeasured : reference_latency(t, i, j);
+      if (mcm::measured(l)) all.push_back(l);
+    }
   if (all.empty()) return mcm::kNotMeasured;
   std::sort(all.begin(), all.end());
   return all[all.size() / 2];
 }
+
+namespace {
 
 std::string cell(double us) {
   if (!mcm::measured(us)) return "?";

@@ -12,6 +12,9 @@ namespace probe {
 /// A path is an outlier when its latency is above this many times the median path.
 inline constexpr double kOutlierFactor = 3.0;
 
+/// The median of every path's latency at the reference size (NaN when none is known).
+double median_path(const mcm::Topology& topology);
+
 /// Whether source -> destination is an outlier at the reference size.
 bool is_outlier(const mcm::Topology& topology, int source, int destination);
 
