@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <fstream>
 
+#include "config_error.h"
 #include "mcm/error.h"
 
 namespace {
@@ -25,12 +26,7 @@ struct TempFile {
 };
 
 std::string error_of(const std::string& text) {
-  try {
-    mcm::parse_config(text, "mcm.yaml");
-  } catch (const mcm::ConfigError& e) {
-    return e.what();
-  }
-  return "(no error)";
+  return config_error_of([&] { mcm::parse_config(text, "mcm.yaml"); });
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "config_error.h"
 #include "mcm/error.h"
 
 namespace {
@@ -57,12 +58,7 @@ std::string valid() {
 }
 
 std::string error_of(const std::string& text) {
-  try {
-    mcm::parse_pattern(text, "p.yaml");
-  } catch (const mcm::ConfigError& e) {
-    return e.what();
-  }
-  return "(no error)";
+  return config_error_of([&] { mcm::parse_pattern(text, "p.yaml"); });
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include "mcm/config.h"
+#include "config_error.h"
 #include "mcm/error.h"
 
 namespace {
@@ -26,12 +27,7 @@ mcm::RouteSpec option(const char* text) {
 }
 
 std::string config_error(const std::string& text) {
-  try {
-    mcm::parse_config(text, "route.yaml");
-  } catch (const mcm::ConfigError& e) {
-    return e.what();
-  }
-  return "(no error)";
+  return config_error_of([&] { mcm::parse_config(text, "route.yaml"); });
 }
 
 }  // namespace

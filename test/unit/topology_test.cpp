@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "config_error.h"
 #include "mcm/error.h"
 
 namespace {
@@ -44,12 +45,7 @@ mcm::Topology sample() {
 }
 
 std::string error_of(const std::string& text) {
-  try {
-    mcm::parse_topology(text, "topo.yaml");
-  } catch (const mcm::ConfigError& e) {
-    return e.what();
-  }
-  return "no error";
+  return config_error_of([&] { mcm::parse_topology(text, "topo.yaml"); });
 }
 
 const std::string kMinimal =

@@ -67,8 +67,7 @@ std::string heatmap_svg(const mcm::Topology& t) {
         << "\" fill=\"" << fill << "\" stroke=\"" << (detour ? "#111" : "white")
         << "\" stroke-width=\"" << (detour ? 4 : 1) << "\"/>\n";
       if (i == j) continue;
-      char value[32];
-      std::snprintf(value, sizeof value, mcm::measured(l) ? (l < 10 ? "%.1f" : "%.0f") : "?", l);
+      const std::string value = latency_text(l);
       o << "<text x=\"" << x + kCell / 2 << "\" y=\"" << y + kCell / 2 - (detour ? 6 : -5)
         << "\" text-anchor=\"middle\" font-size=\"15\">" << value << "</text>\n";
       if (detour) {

@@ -8,6 +8,14 @@
 #include "options.h"
 
 namespace probe {
+
+std::string latency_text(double us) {
+  if (!mcm::measured(us)) return "?";
+  char text[32];
+  std::snprintf(text, sizeof text, us < 10 ? "%.1f" : "%.0f", us);
+  return text;
+}
+
 double median_path(const mcm::Topology& t) {
   std::vector<double> all;
   for (int i = 0; i < static_cast<int>(t.size()); ++i)
@@ -19,17 +27,6 @@ double median_path(const mcm::Topology& t) {
   std::sort(all.begin(), all.end());
   return all[all.size() / 2];
 }
-
-namespace {
-
-std::string cell(double us) {
-  if (!mcm::measured(us)) return "?";
-  char text[32];
-  std::snprintf(text, sizeof text, us < 10 ? "%.1f" : "%.0f", us);
-  return text;
-}
-
-}  // namespace
 
 bool is_outlier(const mcm::Topology& t, int s, int d) {
   const double m = median_path(t), l = reference_latency(t, s, d);
@@ -60,7 +57,7 @@ std::string summary_text(const mcm::Topology& t) {
     for (int j = 0; j < n; ++j) {
       const bool out = i != j && is_outlier(t, i, j);
       outliers = outliers || out;
-      column(i == j ? "-" : cell(reference_latency(t, i, j)) + (out ? "*" : ""));
+      column(i == j ? "-" : latency_text(reference_latency(t, i, j)) + (out ? "*" : ""));
     }
     o << "\n";
   }
@@ -105,11 +102,11 @@ std::string summary_text(const mcm::Topology& t) {
       for (int d = 0; d < n; ++d) {
         if (t.alternatives[s][d].empty()) continue;
         ++pairs;
-        o << "  " << t.hosts[s] << " -> " << t.hosts[d] << " (direct " << cell(reference_latency(t, s, d))
+        o << "  " << t.hosts[s] << " -> " << t.hosts[d] << " (direct " << latency_text(reference_latency(t, s, d))
           << " µs):";
         for (const mcm::Detour& x : t.detours[s][d])
           if (x.beats_direct)
-            o << " via " << t.hosts[x.via] << " " << cell(x.latency_us) << " µs (weight "
+            o << " via " << t.hosts[x.via] << " " << latency_text(x.latency_us) << " µs (weight "
               << x.robustness << ")";
         o << "\n";
       }

@@ -12,6 +12,10 @@ namespace probe {
 /// A path is an outlier when its latency is above this many times the median path.
 inline constexpr double kOutlierFactor = 3.0;
 
+/// A latency in µs as tables show it: one decimal below 10 µs ("7.4"), none above ("612"),
+/// "?" when unknown.
+std::string latency_text(double us);
+
 /// The median of every path's latency at the reference size (NaN when none is known).
 double median_path(const mcm::Topology& topology);
 
