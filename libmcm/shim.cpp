@@ -66,11 +66,12 @@ bool is_predefined_world_key(int keyval) {
   }
 }
 
-/// Mode relay: the engine takes over point-to-point traffic on managed communicators.
-void start_engine() {
+/// Modes relay and adaptive: the engine takes over point-to-point traffic on managed
+/// communicators.
+void start_engine(bool adaptive) {
   std::size_t chunk = mcm::RelayConfig::kDefaultChunkBytes;
   if (const char* text = std::getenv("MCM_CHUNK_BYTES")) chunk = std::strtoull(text, nullptr, 10);
-  mcm::engine::Engine::instance().start(g_layout, chunk);
+  mcm::engine::Engine::instance().start(g_layout, chunk, adaptive);
 }
 
 }  // namespace
@@ -82,7 +83,8 @@ void start() {
                  "passing every MPI call through unchanged\n");
     return;
   }
-  const bool relay = std::strcmp(mode, "relay") == 0;
+  const bool adaptive = std::strcmp(mode, "adaptive") == 0;
+  const bool relay = adaptive || std::strcmp(mode, "relay") == 0;  // both carry frames
   const bool record = std::strcmp(mode, "record") == 0;
   mcm::Doorbell& bell = mcm::engine::Engine::instance().doorbell();
   if (relay) bell.open(/*listen=*/true);  // best effort: without it, waits poll on a timer
@@ -104,7 +106,7 @@ void start() {
   mcm_app_world_f = PMPI_Comm_c2f(g_layout.role_comm);
   mcm_app_world = g_layout.role_comm;
   g_active = true;
-  if (relay) start_engine();
+  if (relay) start_engine(adaptive);
   if (record) recorder::start(g_layout.role_comm);
 }
 
@@ -113,7 +115,7 @@ void start() {
 static void write_record() {
   const char* dir = std::getenv("MCM_LOG_DIR");
   const auto& engine = mcm::engine::Engine::instance();
-  if (dir == nullptr || !engine.active()) return;
+  if (dir == nullptr) return;
   const std::string path = std::string(dir) + "/rank-" + std::to_string(g_layout.world_rank) + ".yaml";
   std::FILE* f = std::fopen(path.c_str(), "w");
   if (f == nullptr) {
@@ -123,21 +125,27 @@ static void write_record() {
   const auto& c = engine.counters();
   std::fprintf(f,
                "world_rank: %d\nvm: %d\nmessages_sent: %llu\nbytes_sent: %llu\nframes_sent: %llu\n"
-               "messages_received: %llu\nbytes_received: %llu\nacks_sent: %llu\n",
+               "messages_received: %llu\nbytes_received: %llu\nmatch_acks_sent: %llu\n"
+               "late_messages: %llu\npath_acks_sent: %llu\nroute_updates: %llu\n",
                g_layout.world_rank, g_layout.vm, static_cast<unsigned long long>(c.messages_sent),
                static_cast<unsigned long long>(c.bytes_sent),
                static_cast<unsigned long long>(c.frames_sent),
                static_cast<unsigned long long>(c.messages_received),
                static_cast<unsigned long long>(c.bytes_received),
-               static_cast<unsigned long long>(c.acks_sent));
+               static_cast<unsigned long long>(c.match_acks_sent),
+               static_cast<unsigned long long>(c.late_messages),
+               static_cast<unsigned long long>(engine.late_acks_sent()),
+               static_cast<unsigned long long>(c.route_updates));
   std::fclose(f);
 }
 
 void stop() {
   if (!g_active) return;
   recorder::finish();  // collective over the application world, which release() frees
-  write_record();
-  mcm::engine::Engine::instance().stop();
+  auto& engine = mcm::engine::Engine::instance();
+  const bool engine_was_active = engine.active();
+  engine.stop();  // sends the last late-message reports too
+  if (engine_was_active) write_record();
   g_active = false;
   mcm_app_world = MPI_COMM_NULL;
   if (g_layout.local_daemon >= 0)

@@ -29,10 +29,15 @@ Daemon::Daemon(const Layout& layout, const DaemonOptions& options, const Doorbel
       bell_(doorbell) {
   // Our own duplicate of the socket: the descriptor object closes what it holds.
   if (doorbell.fd() >= 0) doorbell_.assign(::dup(doorbell.fd()));
-  if (options.mode == Mode::relay) {
+  if (options.mode == Mode::relay || options.mode == Mode::adaptive) {
     RelaySettings settings{static_cast<std::size_t>(options.relay.chunk_bytes),
                            static_cast<std::size_t>(options.relay.buffer_bytes), options.routes};
     relay_ = std::make_unique<Relay>(layout_, poller_, doorbell, settings, log_);
+    runtime_ = std::make_unique<Runtime>(
+        layout_, poller_, io_, doorbell, options.runtime,
+        options.topology ? &*options.topology : nullptr, relay_->vm_names(),
+        relay_->pinned_destinations(), options.mode == Mode::adaptive, log_);
+    relay_->set_dynamic_routes([this](int vm) { return runtime_->via(vm); });
   }
 }
 
@@ -46,7 +51,8 @@ Outcome Daemon::run() {
   });
   log_->info("vm {} of {}: serving {} application rank(s)", layout_.vm, layout_.daemon_count,
              layout_.local_app_count);
-  if (relay_) relay_->start();
+  if (relay_) relay_->start([this] { runtime_->step(); });
+  if (runtime_) runtime_->start();
   listen_to_doorbell();
   if (layout_.local_app_count == 0) {
     enter_shutdown_barrier();
@@ -55,6 +61,7 @@ Outcome Daemon::run() {
   }
   io_.run();
   if (relay_) relay_->log_summary();
+  if (runtime_) runtime_->log_summary();
   return outcome_;
 }
 
@@ -78,15 +85,26 @@ void Daemon::on_rank_finalizing(const MPI_Status& status) {
 
 void Daemon::enter_shutdown_barrier() {
   log_->info("all local ranks finalized; waiting for the other daemons");
+  barrier([this] {
+    if (!runtime_) return drain();
+    // Every daemon probes until here and answers probes until the second barrier, so
+    // that no probe or reply is in flight when the daemons finalize.
+    runtime_->quiesce(kDrainGrace, [this] { barrier([this] { drain(); }); });
+  });
+}
+
+void Daemon::barrier(std::function<void()> then) {
   MPI_Request request;
   PMPI_Ibarrier(layout_.role_comm, &request);
-  poller_.watch(request, [this](const MPI_Status&) {
-    if (relay_) {
-      relay_->drain(kDrainGrace, [this](bool clean) { finish(clean); });
-    } else {
-      finish(true);
-    }
-  });
+  poller_.watch(request, [then = std::move(then)](const MPI_Status&) { then(); });
+}
+
+void Daemon::drain() {
+  if (relay_) {
+    relay_->drain(kDrainGrace, [this](bool clean) { finish(clean); });
+  } else {
+    finish(true);
+  }
 }
 
 void Daemon::listen_to_doorbell() {

@@ -8,7 +8,9 @@
 //      daemon communicator, then run() returns Outcome::finished and the caller calls
 //      PMPI_Finalize. On a signal run() returns Outcome::terminated at once (no
 //      finalize: the peers are gone or going).
-// In relay mode the Relay forwards frames from construction to the end, also during the
+// In modes relay and adaptive the Runtime monitors paths and chooses detours (runtime.h);
+// it probes until the barrier, then stops and, once its probes are answered, joins a
+// second barrier (peers answer probes until then). The Relay forwards frames from construction to the end, also during the
 // barrier; after the barrier run() returns only once the relay holds no frame and has no
 // send outstanding (or after a grace period, for frames no rank ever received).
 #pragma once
@@ -17,12 +19,14 @@
 #include <boost/asio/posix/stream_descriptor.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <chrono>
+#include <functional>
 #include <memory>
 
 #include "daemon_options.h"
 #include "mcm/bootstrap.h"
 #include "mpi_poller.h"
 #include "relay.h"
+#include "runtime.h"
 
 namespace spdlog {
 class logger;
@@ -50,6 +54,10 @@ class Daemon {
   void expect_finalizing_rank();
   void on_rank_finalizing(const MPI_Status& status);
   void enter_shutdown_barrier();
+  /// Joins a barrier of the daemons, then runs `then` (in the event loop).
+  void barrier(std::function<void()> then);
+  /// Hands on the frames still held, then finish().
+  void drain();
   void finish(bool clean);
   void listen_to_doorbell();
 
@@ -59,7 +67,8 @@ class Daemon {
   boost::asio::signal_set signals_;
   boost::asio::posix::stream_descriptor doorbell_;  ///< wakes the poller (mcm/doorbell.h)
   MpiPoller poller_;
-  std::unique_ptr<Relay> relay_;  ///< relay mode only
+  std::unique_ptr<Relay> relay_;  ///< modes relay and adaptive
+  std::unique_ptr<Runtime> runtime_;  ///< likewise
   const Doorbell& bell_;
   int finalized_ranks_ = 0;
   int signal_ = 0;

@@ -16,7 +16,8 @@ constexpr const char* kUsage =
     "\n"
     "The MCM daemon, one per VM. mcmrun starts it inside the application's MPI job;\n"
     "it is not meant to be started by hand. --route, --chunk-bytes and --buffer-bytes\n"
-    "matter in relay mode (see docs/configuration.md); they override the config file.\n";
+    "matter in modes relay and adaptive (see docs/configuration.md); they override the\n"
+    "config file. --paths gives the runtime the base latencies and detours of mcm-probe.\n";
 
 /// `text` as an integer in lo..hi, for option `name`.
 long long integer_option(std::string_view name, const std::string& text, long long lo,
@@ -82,6 +83,7 @@ DaemonOptions parse_options(int argc, char** argv) {
     o.log_level = config.daemon.log_level;
     o.nice = config.daemon.nice;
     o.relay = config.relay;
+    o.runtime = config.runtime;
   }
   if (chunk_bytes) o.relay.chunk_bytes = *chunk_bytes;
   if (buffer_bytes) o.relay.buffer_bytes = *buffer_bytes;

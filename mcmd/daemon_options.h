@@ -21,6 +21,7 @@ struct DaemonOptions {
   std::string log_level = "info";
   std::chrono::microseconds max_idle_sleep{2000};
   int nice = DaemonConfig{}.nice;
+  RuntimeConfig runtime;          ///< the config's runtime section
   RelayConfig relay;              ///< --chunk-bytes/--buffer-bytes over the config's relay:
   std::vector<RouteSpec> routes;  ///< --route only (the config's routes need the allocation:
                                   ///< mcmrun resolves them and passes them as --route)

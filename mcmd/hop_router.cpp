@@ -29,6 +29,7 @@ int HopRouter::choose_via(int destination_vm, const wire::Envelope& e) {
   if (e.offset == 0 || it == via_of_message_.end()) {
     // A new message (or one whose first frame this daemon never saw): ask the table.
     via = routes_.via(topology_.my_vm, destination_vm);
+    if (via < 0 && dynamic_) via = dynamic_(destination_vm);
     if (!last) via_of_message_[key] = via;
   } else {
     via = it->second;

@@ -3,7 +3,7 @@
 //
 // A daemon that received frame `e` for application rank D from world rank `sender`:
 //   - sender is an application rank of this VM -> source: D on this VM: deliver to D
-//     directly; otherwise choose `via` (the route table, once per message: the choice made
+//     directly; otherwise choose `via` (the static route table, else the runtime; once per message: the choice made
 //     on the frame with offset 0 holds until the message's last frame), write it into the
 //     frame, and send to the daemon of `via`, or of D's VM when via is -1;
 //   - otherwise, D on this VM -> destination: deliver to D, stamping t_arrive on the
@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <utility>
 #include <vector>
@@ -50,6 +51,10 @@ class HopRouter {
   /// Messages whose first frame was routed here as source but not yet their last.
   std::size_t messages_in_progress() const { return via_of_message_.size(); }
 
+  /// The runtime's choice for pairs without a static route: via for this VM's traffic to
+  /// a destination VM, -1 for direct. Unset: direct.
+  void set_dynamic_routes(std::function<int(int destination_vm)> via) { dynamic_ = std::move(via); }
+
   int vm_of(int world_rank) const;
   const Topology& topology() const { return topology_; }
   const RouteTable& routes() const { return routes_; }
@@ -63,6 +68,7 @@ class HopRouter {
   RouteTable routes_;
   /// (source world rank, msg_id) -> via, for messages between first and last frame.
   std::map<std::pair<std::int32_t, std::uint64_t>, int> via_of_message_;
+  std::function<int(int)> dynamic_;
 };
 
 }  // namespace mcm::daemon

@@ -75,8 +75,20 @@ Relay::Relay(const Layout& layout, MpiPoller& poller, const Doorbell& doorbell,
       routes.empty() ? " none (all direct)" : routes);
 }
 
-void Relay::start() {
-  poller_.set_activity([this](bool rang) { return step(rang); });
+void Relay::start(std::function<void()> also) {
+  also_ = std::move(also);
+  poller_.set_activity([this](bool rang) {
+    const MpiPoller::Progress progress = step(rang);
+    if (also_) also_();
+    return progress;
+  });
+}
+
+std::vector<bool> Relay::pinned_destinations() const {
+  std::vector<bool> pinned(static_cast<size_t>(layout_.daemon_count), false);
+  for (int vm = 0; vm < layout_.daemon_count; ++vm)
+    pinned[static_cast<size_t>(vm)] = router_.routes().via(layout_.vm, vm) >= 0;
+  return pinned;
 }
 
 MpiPoller::Progress Relay::step(bool rang) {

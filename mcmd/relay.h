@@ -63,8 +63,18 @@ class Relay {
         const RelaySettings& settings,
         std::shared_ptr<spdlog::logger> log);
 
-  /// Starts forwarding (registers with the poller).
-  void start();
+  /// Starts forwarding (registers with the poller); `also` (may be empty) runs on every
+  /// poll step too (the runtime's receiving).
+  void start(std::function<void()> also = nullptr);
+
+  /// Lets the runtime choose the routes of pairs without a static route (HopRouter).
+  void set_dynamic_routes(std::function<int(int destination_vm)> via) {
+    router_.set_dynamic_routes(std::move(via));
+  }
+  /// Every VM's host name, by VM index.
+  const std::vector<std::string>& vm_names() const { return vm_names_; }
+  /// Per destination VM: whether a static route decides this VM's traffic to it.
+  std::vector<bool> pinned_destinations() const;
 
   /// Keeps forwarding until no frame is held, then stops and calls done(true). After
   /// `grace` with frames still held (frames no application rank received: an erroneous
@@ -130,6 +140,7 @@ class Relay {
   bool draining_ = false;
   std::chrono::steady_clock::time_point drain_deadline_;
   std::function<void(bool)> on_drained_;
+  std::function<void()> also_;
 };
 
 }  // namespace mcm::daemon

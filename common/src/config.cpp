@@ -7,6 +7,7 @@
 #include <iterator>
 #include <limits>
 #include <map>
+#include <sstream>
 #include <type_traits>
 #include <vector>
 
@@ -46,6 +47,13 @@ Key integer(std::string_view name, long long lo, long long hi, Field field) {
             const long long n = yaml::integer(site.file, value, site.path, lo, hi, &site.mark);
             auto& target = field(config);
             target = static_cast<std::remove_reference_t<decltype(target)>>(n);
+          }};
+}
+
+template <class Field>  // Field: Config& -> double&
+Key number(std::string_view name, double lo, double hi, Field field) {
+  return {name, [=](const Site& site, const YAML::Node& value, Config& config) {
+            field(config) = yaml::number(site.file, value, site.path, lo, hi);
           }};
 }
 
@@ -156,6 +164,23 @@ const std::vector<Key>& relay_keys() {
   return keys;
 }
 
+const std::vector<Key>& runtime_keys() {
+  static const std::vector<Key> keys = {
+      number("medium_factor", 1.0, 1000.0,
+             [](Config& c) -> double& { return c.runtime.medium_factor; }),
+      number("high_factor", 1.0, 1000.0,
+             [](Config& c) -> double& { return c.runtime.high_factor; }),
+      integer("min_excess_us", 0, 10000000,
+              [](Config& c) -> int& { return c.runtime.min_excess_us; }),
+      integer("consecutive", 1, 1000, [](Config& c) -> int& { return c.runtime.consecutive; }),
+      integer("return_after_ms", 10, 3600000,
+              [](Config& c) -> int& { return c.runtime.return_after_ms; }),
+      integer("probe_interval_ms", 5, 60000,
+              [](Config& c) -> int& { return c.runtime.probe_interval_ms; }),
+  };
+  return keys;
+}
+
 const std::vector<Key>& top_level_keys() {
   static const std::vector<Key> keys = {
       one_of("mode", {std::begin(kModeNames), std::end(kModeNames)},
@@ -163,6 +188,7 @@ const std::vector<Key>& top_level_keys() {
       text("log_dir", [](Config& c) -> std::string& { return c.log_dir; }),
       section("daemon", daemon_keys()),
       section("relay", relay_keys()),
+      section("runtime", runtime_keys()),
       route_list("routes"),
   };
   return keys;
@@ -221,6 +247,19 @@ Config parse_config(const std::string& text, const std::string& file_name) {
     fail(file_name, root.Mark(),
          "the top level must be a map of settings (" + valid_keys(top_level_keys()) + ")");
   read_map(Site{file_name, "", root.Mark()}, root, top_level_keys(), config);
+  const RuntimeConfig& r = config.runtime;
+  if (r.high_factor < r.medium_factor) {
+    auto format = [](double x) {
+      std::ostringstream out;
+      out << x;
+      return out.str();
+    };
+    const YAML::Node runtime = root["runtime"];
+    fail(file_name, runtime ? runtime.Mark() : root.Mark(),
+         "runtime.high_factor (" + format(r.high_factor) +
+             ") must be at least runtime.medium_factor (" + format(r.medium_factor) +
+             "): the high zone starts above the medium one");
+  }
   return config;
 }
 

@@ -29,9 +29,12 @@ Engine& Engine::instance() {
   return engine;
 }
 
-void Engine::start(const mcm::Layout& layout, std::size_t chunk_bytes) {
+void Engine::start(const mcm::Layout& layout, std::size_t chunk_bytes, bool adaptive) {
   layout_ = &layout;
-  frames_.start(layout, chunk_bytes, /*via_daemons=*/true, doorbell_);
+  frames_.start(layout, chunk_bytes, /*via_daemons=*/true, doorbell_, adaptive);
+  late_.start(layout);
+  reporting_ = layout.local_daemon >= 0;
+  last_progress_end_ = mcm::wall_seconds();
   contexts_.start(layout.role_comm, mutex_);
   PMPI_Comm_dup(MPI_COMM_SELF, &self_);
   active_ = true;
@@ -40,6 +43,7 @@ void Engine::start(const mcm::Layout& layout, std::size_t chunk_bytes) {
 void Engine::stop() {
   if (!active_) return;
   while (detached_ > 0 || frames_.in_flight() > 0) progress();
+  late_.drain();
   active_ = false;
   contexts_.stop();
   PMPI_Comm_free(&self_);
@@ -135,6 +139,7 @@ MPI_Request Engine::irecv(void* buf, int count, MPI_Datatype type, int source, i
 }
 
 void Engine::post_receive(Op* op) {
+  op->t_request = mcm::wall_seconds();
   op->target = describe(op->buf, op->count, op->type);
   if (op->peer == MPI_PROC_NULL) {
     op->source = MPI_PROC_NULL;
@@ -198,6 +203,7 @@ MPI_Request Engine::imrecv(void* buf, int count, MPI_Datatype type, MPI_Message*
   op->count = count;
   op->type = type;
   op->target = describe(buf, count, type);
+  op->t_request = mcm::wall_seconds();
   bind(op, m);
   return op->handle;
 }
@@ -205,6 +211,11 @@ MPI_Request Engine::imrecv(void* buf, int count, MPI_Datatype type, MPI_Message*
 // ---- arriving frames -------------------------------------------------------------------
 
 void Engine::on_frame(const wire::Envelope& e, const char* payload) {
+  if (e.kind == wire::kRouteUpdate) {
+    frames_.set_through_daemons(e.tag, (e.flags & wire::kFlagThroughDaemons) != 0);
+    ++counters_.route_updates;
+    return;
+  }
   if (e.kind == wire::kMatchAck) {
     const auto it = awaiting_ack_.find(e.msg_id);
     if (it == awaiting_ack_.end()) return;
@@ -220,7 +231,11 @@ void Engine::on_frame(const wire::Envelope& e, const char* payload) {
     m = new Message;
     m->envelope = e;
     store(m, e, payload);
-    if (!m->complete()) assembling_[key] = m;
+    if (!m->complete()) {
+      assembling_[key] = m;
+    } else {
+      note_arrival(m, e);
+    }
     const Arrival a{e.context, e.source, e.source_in_comm, e.tag, e.seq};
     for (auto& [message, receive] : matcher_.arrive(m, a))
       if (receive != nullptr) bind(receive, message);
@@ -231,6 +246,7 @@ void Engine::on_frame(const wire::Envelope& e, const char* payload) {
   m = it->second;
   store(m, e, payload);
   if (m->complete()) {
+    note_arrival(m, e);
     assembling_.erase(it);
     if (m->receive != nullptr) finish_receive(m->receive);
   }
@@ -265,8 +281,39 @@ void Engine::bind(Op* op, Message* m) {
   if (m->complete()) finish_receive(op);
 }
 
+void Engine::note_arrival(Message* m, const wire::Envelope& e) {
+  if (e.t_arrive > 0) {  // stamped by this VM's daemon when the last frame reached it
+    m->t_arrival = e.t_arrive;
+    return;
+  }
+  // Straight from its sender (mode adaptive, or the same VM): it arrived between the end
+  // of the previous progress round and now; precise when that is short (a rank waiting
+  // polls often; one that computed meanwhile does not).
+  m->t_arrival = mcm::wall_seconds();
+  m->arrival_precise = m->t_arrival - last_progress_end_ <= 1e-3;
+}
+
+void Engine::report_if_late(const Op& op, const Message& m) {
+  const wire::Envelope& e = m.envelope;
+  const int source_vm = layout_->vm_of_world_rank[static_cast<size_t>(e.source)];
+  if (!reporting_ || source_vm == layout_->vm || source_vm < 0) return;
+  if (!(m.t_arrival > op.t_request)) return;  // it was there before it was asked for
+  ++counters_.late_messages;
+  path::LateArrival a;
+  a.source_vm = source_vm;
+  a.destination_vm = layout_->vm;
+  a.via = e.via;
+  a.precise = m.arrival_precise ? 1 : 0;
+  a.bytes = e.message_bytes;
+  a.t_send = e.t_send;
+  a.t_arrive = m.t_arrival;
+  a.t_request = op.t_request;
+  late_.add(a, mcm::wall_seconds());
+}
+
 void Engine::finish_receive(Op* op) {
   Message* m = op->message;
+  report_if_late(*op, *m);
   const std::uint64_t sent = m->envelope.message_bytes;
   op->bytes = std::min<std::uint64_t>(sent, op->target.bytes);
   if (sent > op->target.bytes) op->error = MPI_ERR_TRUNCATE;
@@ -289,7 +336,7 @@ void Engine::send_ack(const wire::Envelope& of) {
   ack.context = of.context;
   ack.msg_id = of.msg_id;
   frames_.send(ack, nullptr, nullptr);
-  ++counters_.acks_sent;
+  ++counters_.match_acks_sent;
 }
 
 // ---- completion ------------------------------------------------------------------------
@@ -325,8 +372,12 @@ void Engine::complete(Op* op) {
 }
 
 bool Engine::progress() {
-  return frames_.poll([this](const wire::Envelope& e, const char* p) { on_frame(e, p); },
-                      [this](Op* op) { on_sent(op); });
+  const bool moved =
+      frames_.poll([this](const wire::Envelope& e, const char* p) { on_frame(e, p); },
+                   [this](Op* op) { on_sent(op); });
+  last_progress_end_ = mcm::wall_seconds();
+  late_.poll(last_progress_end_);
+  return moved;
 }
 
 bool Engine::test(MPI_Request* request, MPI_Status* status, int* error, bool release_it,

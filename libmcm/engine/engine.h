@@ -26,6 +26,7 @@
 
 #include "context_registry.h"
 #include "frame_io.h"
+#include "late_arrivals.h"
 #include "matching.h"
 #include "op.h"
 
@@ -35,7 +36,9 @@ class Engine {
  public:
   static Engine& instance();
 
-  void start(const mcm::Layout& layout, std::size_t chunk_bytes);
+  /// `adaptive`: messages to other VMs go straight to their rank while the daemon has not
+  /// detoured their VM pair (wire.h rule 7); otherwise all go through the daemons.
+  void start(const mcm::Layout& layout, std::size_t chunk_bytes, bool adaptive = false);
   /// This rank's doorbell: open it (listening) before bootstrap() to publish its address;
   /// whoever hands this rank a frame rings it, and waiting loops sleep on it (Backoff).
   mcm::Doorbell& doorbell() { return doorbell_; }
@@ -81,9 +84,16 @@ class Engine {
   /// What the engine carried, for the run's records.
   struct Counters {
     std::uint64_t messages_sent = 0, bytes_sent = 0, frames_sent = 0;
-    std::uint64_t messages_received = 0, bytes_received = 0, acks_sent = 0;
+    std::uint64_t messages_received = 0, bytes_received = 0, match_acks_sent = 0;
+    /// Messages from other VMs that arrived after their receive was posted (t_r > t_rq),
+    /// each reported to its source VM's daemon (mcm/path_messages.h).
+    std::uint64_t late_messages = 0;
+    std::uint64_t route_updates = 0;  ///< kRouteUpdate frames from the daemon (adaptive)
   };
   const Counters& counters() const { return counters_; }
+  /// Late-message records handed to MPI for the source daemons (== late_messages after
+  /// stop()).
+  std::uint64_t late_acks_sent() const { return late_.sent(); }
 
   /// Argument checks; false means: let MPI handle (and report) the call.
   static bool valid_peer(int rank, const Context& c, bool receive);
@@ -105,6 +115,10 @@ class Engine {
   void bind(Op* op, Message* m);
   void store(Message* m, const wire::Envelope& e, const char* payload);
   void finish_receive(Op* op);
+  /// Stamps t_r on a message whose last frame `e` just arrived.
+  void note_arrival(Message* m, const wire::Envelope& e);
+  /// The ACK rule: reports `m` to its source VM's daemon when op waited for it.
+  void report_if_late(const Op& op, const Message& m);
   void maybe_finish_send(Op* op);
   void complete(Op* op);
   void send_ack(const wire::Envelope& of);
@@ -116,6 +130,9 @@ class Engine {
   ContextRegistry contexts_;
   mcm::Doorbell doorbell_;
   FrameIO frames_;
+  LateArrivals late_;
+  bool reporting_ = false;         ///< a daemon serves this VM: late messages are reported
+  double last_progress_end_ = 0;  ///< when the previous progress() ended (arrival bounds)
   Matcher<Message, Op> matcher_;
   MPI_Comm self_ = MPI_COMM_NULL;  ///< private dup of MPI_COMM_SELF for unpacking
   std::unordered_map<MPI_Request, Op*> ops_;

@@ -16,7 +16,8 @@ constexpr int kRendezvousFromBytes = 4096;
 }  // namespace
 
 void FrameIO::start(const mcm::Layout& layout, std::size_t chunk_bytes, bool via_daemons,
-                    const Doorbell& bell) {
+                    const Doorbell& bell, bool adaptive) {
+  through_daemons_.assign(static_cast<size_t>(std::max(layout.daemon_count, 0)), adaptive ? 0 : 1);
   layout_ = &layout;
   chunk_bytes_ = std::max<std::size_t>(chunk_bytes, 1024);
   via_daemons_ = via_daemons && layout.local_daemon >= 0;
@@ -56,9 +57,15 @@ bool FrameIO::post_waiting(Lane& lane) {
   return posted;
 }
 
+void FrameIO::set_through_daemons(int vm, bool through) {
+  if (vm >= 0 && vm < static_cast<int>(through_daemons_.size()))
+    through_daemons_[static_cast<size_t>(vm)] = through ? 1 : 0;
+}
+
 int FrameIO::next_hop(int destination) const {
-  const auto& vm = layout_->vm_of_world_rank;
-  if (!via_daemons_ || vm[static_cast<size_t>(destination)] == layout_->vm) return destination;
+  const int vm = layout_->vm_of_world_rank[static_cast<size_t>(destination)];
+  if (!via_daemons_ || vm == layout_->vm || vm < 0 || !through_daemons_[static_cast<size_t>(vm)])
+    return destination;
   return layout_->local_daemon;
 }
 

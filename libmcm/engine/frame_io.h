@@ -3,7 +3,8 @@
 // send(): cuts a message into frames of at most chunk_bytes payload, copies each into its
 // own buffer and hands it to MPI at once (PMPI_Isend), so MPI's own progress moves it even
 // while the application sits in a collective. The next hop of a frame to world rank D is
-// D itself when D is on this VM (or there is no daemon), else this VM's daemon; the next
+// D itself when D is on this VM (or there is no daemon, or in mode adaptive while D's VM
+// is reached directly), else this VM's daemon; the next
 // hop's doorbell is then rung once (mcm/doorbell.h) so that it polls at once.
 // Flow control towards the daemon, per destination: a frame for the daemon is sent so
 // that its send completes only once the daemon has matched it (PMPI_Issend up to the
@@ -42,9 +43,13 @@ class FrameIO {
   using FrameHandler = std::function<void(const wire::Envelope&, const char* payload)>;
   using SentHandler = std::function<void(Op*)>;
 
-  /// `bell` (kept by reference) rings the next hops.
+  /// `bell` (kept by reference) rings the next hops. `adaptive`: frames for other VMs go
+  /// straight to their rank until set_through_daemons() says otherwise (wire.h rule 7).
   void start(const mcm::Layout& layout, std::size_t chunk_bytes, bool via_daemons,
-             const Doorbell& bell);
+             const Doorbell& bell, bool adaptive = false);
+  /// Mode adaptive: whether frames for ranks of VM `vm` go through this VM's daemon.
+  void set_through_daemons(int vm, bool through);
+  bool through_daemons(int vm) const { return through_daemons_[static_cast<size_t>(vm)] != 0; }
 
   /// Sends the message described by `envelope` (message_bytes of `payload`) as frames;
   /// `op` (may be nullptr) is reported to on_sent once per frame that left.
@@ -85,6 +90,7 @@ class FrameIO {
   const mcm::Layout* layout_ = nullptr;
   std::size_t chunk_bytes_ = 0;  ///< set by start()
   bool via_daemons_ = true;
+  std::vector<char> through_daemons_;  ///< by VM: relay all 1; adaptive 0 until detoured
   int my_tag_ = 0;
   std::vector<MPI_Request> requests_;  ///< contiguous for PMPI_Testsome
   std::vector<Posted> posted_;         ///< posted_[i] belongs to requests_[i]

@@ -39,6 +39,7 @@ struct Op {
   std::uint64_t msg_id = 0;
 
   // Receive progress.
+  double t_request = 0;        ///< t_rq: when the application posted it (wall_seconds)
   Message* message = nullptr;  ///< the matched message, once matched
   Layout1D target;             ///< where the data goes (base nullptr: unpack at the end)
 
@@ -62,6 +63,8 @@ struct Message {
   wire::Envelope envelope;        ///< of the first frame
   std::vector<char> data;         ///< payload held here (unmatched, or non-contiguous target)
   std::uint64_t received = 0;     ///< payload bytes arrived so far
+  double t_arrival = 0;           ///< t_r: when the last frame reached this VM
+  bool arrival_precise = true;    ///< t_arrival known to within 1 ms (see Engine::on_frame)
   Op* receive = nullptr;          ///< the receive it matched
   bool probed = false;            ///< taken by MPI_Mprobe, waiting for MPI_Mrecv
   bool complete() const { return received >= envelope.message_bytes; }

@@ -24,7 +24,6 @@ expect_error() {
 }
 
 expect_error "unknown --mode" "unknown --mode 'fast'" --mode fast -np 2 /bin/true
-expect_error "mode not implemented yet" "not available yet" --mode adaptive -np 2 /bin/true
 expect_error "missing program" "no program to run" -np 2
 expect_error "unreadable hostfile" "$work/nope" --hostfile "$work/nope" -np 2 /bin/true
 printf 'mode: off\ndaemon:\n  idle_sleep_max_us: [1, 2\n' >"$work/broken.yaml"

@@ -73,7 +73,7 @@ TEST_CASE("config: YAML syntax errors carry file:line:column", "[config]") {
 
 TEST_CASE("config: unknown keys are named, with the valid ones", "[config]") {
   CHECK(error_of("mode: off\nmoode: relay\n") ==
-        "mcm.yaml:2:1: unknown key 'moode' (valid keys: mode, log_dir, daemon, relay, routes)");
+        "mcm.yaml:2:1: unknown key 'moode' (valid keys: mode, log_dir, daemon, relay, runtime, routes)");
   CHECK(error_of("daemon:\n  log_level: info\n  idle_sleep: 5\n") ==
         "mcm.yaml:3:3: unknown key 'idle_sleep' in daemon (valid keys: idle_sleep_max_us, "
         "log_level, nice)");
@@ -102,7 +102,7 @@ TEST_CASE("config: wrong types and values", "[config]") {
   CHECK(error_of("daemon: 5\n") == "mcm.yaml:1:1: daemon must be a map of settings");
   CHECK(error_of("- mode\n") ==
         "mcm.yaml:1:1: the top level must be a map of settings (valid keys: mode, log_dir, "
-        "daemon, relay, routes)");
+        "daemon, relay, runtime, routes)");
 }
 
 TEST_CASE("config: duplicate keys and extra documents are errors", "[config]") {
@@ -129,4 +129,27 @@ TEST_CASE("config: load_config reads files and reports unreadable ones", "[confi
 TEST_CASE("config: mode names round-trip", "[config]") {
   for (mcm::Mode m : mcm::kAllModes) CHECK(mcm::parse_mode(mcm::to_string(m)) == m);
   CHECK_FALSE(mcm::parse_mode("OFF").has_value());
+}
+
+TEST_CASE("config: the runtime section", "[config]") {
+  const mcm::Config c = mcm::parse_config(
+      "runtime:\n  medium_factor: 1.5\n  high_factor: 4\n  min_excess_us: 200\n"
+      "  consecutive: 5\n  return_after_ms: 2000\n  probe_interval_ms: 100\n",
+      "mcm.yaml");
+  CHECK(c.runtime.medium_factor == 1.5);
+  CHECK(c.runtime.high_factor == 4.0);
+  CHECK(c.runtime.min_excess_us == 200);
+  CHECK(c.runtime.consecutive == 5);
+  CHECK(c.runtime.return_after_ms == 2000);
+  CHECK(c.runtime.probe_interval_ms == 100);
+  CHECK(error_of("runtime:\n  medium_factor: 3\n  high_factor: 2\n") ==
+        "mcm.yaml:2:3: runtime.high_factor (2) must be at least runtime.medium_factor (3): the "
+        "high zone starts above the medium one");
+  CHECK(error_of("runtime:\n  consecutive: 0\n") ==
+        "mcm.yaml:2:3: runtime.consecutive must be an integer between 1 and 1000");
+  CHECK(error_of("runtime:\n  medium_factor: fast\n") ==
+        "mcm.yaml:2:18: runtime.medium_factor must be a number between 1 and 1000 (got 'fast')");
+  CHECK(error_of("runtime:\n  zones: 3\n") ==
+        "mcm.yaml:2:3: unknown key 'zones' in runtime (valid keys: medium_factor, high_factor, "
+        "min_excess_us, consecutive, return_after_ms, probe_interval_ms)");
 }

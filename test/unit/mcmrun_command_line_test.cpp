@@ -158,13 +158,11 @@ TEST_CASE("mcmrun: command line errors", "[mcmrun]") {
       "--app appfiles are not supported: give the contexts on the command line, separated by ':'");
 }
 
-TEST_CASE("mcmrun: unknown and not yet available modes", "[mcmrun]") {
+TEST_CASE("mcmrun: unknown modes", "[mcmrun]") {
   CHECK(usage_error({"--mode", "x", "./a"}) ==
         "unknown --mode 'x' (expected off, record, relay or adaptive)");
   CHECK(usage_error({"--mode=fast", "./a"}) ==
         "unknown --mode 'fast' (expected off, record, relay or adaptive)");
-  CHECK(usage_error({"--mode", "adaptive", "./a"}) ==
-        "--mode adaptive is not available yet (this release implements: off, record, relay)");
   CHECK(usage_error({"--mode"}) == "option --mode needs an argument");
 }
 
@@ -316,9 +314,7 @@ TEST_CASE("mcmrun: settings merge the command line over the config", "[mcmrun]")
   CHECK(mcmrun::resolve_settings(cl, &config, "/home/u").log_dir == "/home/out");
 
   config.mode = mcm::Mode::adaptive;
-  CHECK_THROWS_WITH(mcmrun::resolve_settings(cl, &config, "/home/u"),
-                    "mode adaptive (set in conf/mcm.yaml) is not available yet (this release "
-                    "implements: off, record, relay)");
+  CHECK(mcmrun::resolve_settings(cl, &config, "/home/u").mode == mcm::Mode::adaptive);
   cl = parse({"--config", "conf/mcm.yaml", "--mode", "off", "./a"});
   CHECK(mcmrun::resolve_settings(cl, &config, "/home/u").mode == mcm::Mode::off);
 }

@@ -76,11 +76,10 @@ TEST_CASE("mcmrun: routes from the config, then --route, resolved by host", "[mc
                     "--route 0:1:vm3: routes need the hosts of the job: give --hostfile or --host");
 }
 
-TEST_CASE("mcmrun: relay and record are available; adaptive is refused", "[mcmrun][routes]") {
+TEST_CASE("mcmrun: every mode is available", "[mcmrun][routes]") {
   CHECK(mcmrun::parse_command_line({"--mode", "relay", "./a"}).mode == mcm::Mode::relay);
   CHECK(mcmrun::parse_command_line({"--mode", "record", "./a"}).mode == mcm::Mode::record);
-  CHECK(usage_error({"--mode", "adaptive", "./a"}) ==
-        "--mode adaptive is not available yet (this release implements: off, record, relay)");
+  CHECK(mcmrun::parse_command_line({"--mode", "adaptive", "./a"}).mode == mcm::Mode::adaptive);
 }
 
 TEST_CASE("mcmrun: relay mode gives ranks the chunk size and daemons the routes",

@@ -97,7 +97,6 @@ constexpr OwnSpec kOwnOptions[] = {
 };
 
 // The modes this release implements; the others are refused before anything starts.
-constexpr mcm::Mode kAvailableModes[] = {mcm::Mode::off, mcm::Mode::record, mcm::Mode::relay};
 
 const OwnSpec* find_own_option(std::string_view name) {
   for (const OwnSpec& s : kOwnOptions)
@@ -135,8 +134,6 @@ class Parser {
       throw UsageError("no program after the last ':'");
     }
     result_.contexts.push_back(std::move(context_));
-    if (result_.mode)
-      require_available(*result_.mode, "--mode " + std::string(to_string(*result_.mode)));
     return std::move(result_);
   }
 
@@ -261,15 +258,6 @@ bool Context::has(Role role) const {
 
 CommandLine parse_command_line(const std::vector<std::string>& args) {
   return Parser(args).run();
-}
-
-void require_available(mcm::Mode mode, const std::string& origin) {
-  for (mcm::Mode m : kAvailableModes)
-    if (m == mode) return;
-  std::string available;
-  for (mcm::Mode m : kAvailableModes)
-    available += (available.empty() ? "" : ", ") + std::string(to_string(m));
-  throw UsageError(origin + " is not available yet (this release implements: " + available + ")");
 }
 
 }  // namespace mcmrun

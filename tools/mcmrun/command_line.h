@@ -87,13 +87,9 @@ struct CommandLine {
 /// Parses mcmrun's arguments (argv without argv[0]). mcmrun options are recognised in the
 /// first context before the program, in both `--opt value` and `--opt=value` forms; mpirun
 /// options that take arguments (the table) keep them, also when written `--opt=value`.
-/// Throws UsageError for: an unknown or not yet available --mode, a missing program or
+/// Throws UsageError for: an unknown --mode, a missing program or
 /// option argument, a bad -np, an mcmrun option after the first context, --app.
 CommandLine parse_command_line(const std::vector<std::string>& args);
 
-/// Throws UsageError "<origin> is not available yet (this release implements: off, record,
-/// relay)"
-/// unless `mode` is implemented. `origin` says where the mode came from ("--mode record").
-void require_available(mcm::Mode mode, const std::string& origin);
 
 }  // namespace mcmrun

@@ -177,11 +177,8 @@ Settings resolve_settings(const CommandLine& cl, const mcm::Config* config,
   if (cl.paths_file) s.paths_file = absolute_in(*cl.paths_file, cwd);
   if (cl.mode) {
     s.mode = *cl.mode;
-    require_available(s.mode, "--mode " + std::string(to_string(s.mode)));
   } else if (config != nullptr) {
     s.mode = config->mode;
-    require_available(s.mode, "mode " + std::string(to_string(s.mode)) + " (set in " +
-                                  cl.config_file.value_or("the config file") + ")");
   }
   if (config != nullptr) s.relay = config->relay;
   if (cl.log_dir) {

@@ -75,7 +75,6 @@ bool uses_frames(mcm::Mode mode);
 /// The command line wins over the config (`config` may be null). A relative log_dir from
 /// the config file is relative to the file's directory; from the command line, to `cwd`.
 /// Mode record always has a log directory: kDefaultRecordDir in `cwd` when none is given.
-/// Throws UsageError when the resulting mode is not available in this release.
 Settings resolve_settings(const CommandLine& cl, const mcm::Config* config, const std::string& cwd);
 
 /// The config file's routes (`config` may be null), then those of --route, resolved

@@ -12,6 +12,13 @@
 //   relay:                                    # modes relay and adaptive (wire.h)
 //     chunk_bytes: 61440                      # 4096..64 MiB, payload bytes per frame
 //     buffer_bytes: 67108864                  # >= 1 MiB, frame bytes one mcmd may hold
+//   runtime:                                  # congestion detection (modes relay, adaptive)
+//     medium_factor: 2.0                      # latency/base from which a path is in the medium zone
+//     high_factor: 5.0                        # ... and in the high zone
+//     min_excess_us: 1000                     # a congested latency also exceeds base by this
+//     consecutive: 3                          # congested observations in a row that trigger a search
+//     return_after_ms: 1000                   # healthy time of the direct path before returning
+//     probe_interval_ms: 200                  # active probes between daemons
 //   routes:                                   # static routes (routes.h)
 //     - {from: VM, to: VM, via: VM}           # VM: 0-based index or host name
 //
@@ -63,11 +70,33 @@ struct RelayConfig {
   long long buffer_bytes = 64LL << 20;  ///< most frame bytes one mcmd holds, all destinations
 };
 
+/// The runtime's congestion detection and path selection (mcmd/path_selector.h).
+struct RuntimeConfig {
+  /// A path whose latency is at least medium_factor x its base latency (the probe's
+  /// alpha + size/beta) is in the medium zone, from high_factor x in the high zone;
+  /// below medium_factor it is in the low zone (healthy).
+  double medium_factor = 2.0;
+  double high_factor = 5.0;
+  /// ...and only when the latency also exceeds the base by this many µs: forwarding
+  /// through daemons and scheduling on busy cores add delays that are not congestion (on
+  /// the 2-core testbed a daemon's probe answer takes 100-500 µs when the ranks compute).
+  int min_excess_us = 1000;
+  /// Congested observations in a row on the path in use before an alternative is searched
+  /// (a single slow message is noise, as PLB waits several congested rounds).
+  int consecutive = 3;
+  /// How long the direct path must stay in the low zone before a detoured pair returns.
+  int return_after_ms = 1000;
+  /// Period of the daemons' active probes to every other daemon (the detoured direct
+  /// paths: 4 times as often).
+  int probe_interval_ms = 200;
+};
+
 struct Config {
   Mode mode = Mode::off;
   std::string log_dir;  ///< exactly as written (may be relative); empty when not set
   DaemonConfig daemon;
   RelayConfig relay;
+  RuntimeConfig runtime;
   std::vector<RouteSpec> routes;  ///< as written; mcmrun resolves them (routes.h)
 };
 

@@ -26,7 +26,14 @@
 //  6. Times (mcm::wall_seconds() of the machine that stamped them, mcm/clock.h): t_send by
 //     the source shim, t_arrive by the destination daemon when the last frame arrives (the
 //     thesis's t_r). The receiving shim knows t_rq (when the application asked).
-//  7. Order on every hop: a daemon forwards the frames for one destination in the order
+//  7. Routes in mode adaptive: a shim sends a message to a rank of another VM straight to
+//     that rank (one hop, t_arrive left 0: the receiving shim stamps the arrival) while
+//     the pair of VMs is healthy, and to its daemon (rule 3) while the daemon has moved the
+//     pair to a detour. The daemon tells each rank of its VM with a kRouteUpdate frame
+//     (tag: the rank's data tag; `tag`: the destination VM; kFlagThroughDaemons set while
+//     detoured). Rule 4 keeps the order exact across the switch: the receiver matches by
+//     `seq`, whichever way each message came.
+//  8. Order on every hop: a daemon forwards the frames for one destination in the order
 //     it received them, and a shim always drains the frames addressed to it (the daemons'
 //     per-destination quotas rely on it). A shim tells its daemon kTagAppFinalizing only
 //     after all its own frames have left.
@@ -45,10 +52,12 @@ constexpr int data_tag(int world_rank) { return kTagDataBase + world_rank; }
 enum Kind : std::uint8_t {
   kData = 1,      ///< a chunk of an application message
   kMatchAck = 2,  ///< the receiver matched a synchronous send (no payload)
+  kRouteUpdate = 3,  ///< daemon -> rank of its VM (adaptive): how to send to VM `tag`
 };
 
 enum Flags : std::uint8_t {
   kFlagSync = 1,  ///< sender waits for kMatchAck (MPI_Ssend family)
+  kFlagThroughDaemons = 2,  ///< kRouteUpdate: send through the daemons (detoured)
 };
 
 /// Fixed 80-byte header of every frame. Plain data: copied with memcpy, same layout on

@@ -1,0 +1,68 @@
+// The runtime's own messages (modes relay and adaptive): ACKs of late messages and the
+// daemons' active probes. Channel: the private communicator of bootstrap() (ranks are
+// world ranks), datatype MPI_BYTE, tags below wire::kTagDataBase.
+//
+// Protocol
+//  1. ACK rule (thesis 3.4.3). When a receive completes on a message from another VM, the
+//     receiving shim compares t_r, when the message had fully arrived on its VM (the
+//     destination daemon's stamp, or the shim's own on the direct path of mode adaptive),
+//     with t_rq, when the application asked for it (posted the receive). Only when
+//     t_r > t_rq (the receiver waited for it) does it report the message to the source
+//     VM's daemon as a LateArrival; otherwise nothing is sent. Reports travel in batches
+//     (kTagPathAck, an array of LateArrival, one source VM per batch) of at most
+//     kAckBatch records, sent when full, when the oldest is kAckDelay old (at the shim's
+//     next MPI call) and when the rank finalizes. A batch is sent with PMPI_Issend and the
+//     rank finalizes only once every batch was matched, so the source daemon counts every
+//     ACK before it leaves (the counts are exact).
+//  2. The source daemon turns each record into an observation of its path (destination
+//     VM, via): latency = t_arrive - t_send - (offset of the destination VM's clock -
+//     offset of its own), offsets estimated at start-up (ClockOffsets).
+//  3. Probes. Every daemon sends a Probe (kTagProbe) to every other daemon each probe
+//     interval (the direct path of a detoured pair 4 times as often) and rings its
+//     doorbell; the peer answers at once with a ProbeReply (kTagProbeReply) carrying the
+//     probe's t_send, its own clock at receipt and, after it, one double per VM: the
+//     current excess (µs) of its direct path to that VM over the base latency, +inf while
+//     that path is congested, NaN when unknown (PathSelector::direct_excess). The prober
+//     gets one observation of its direct path to the peer, and the peer's view of its
+//     paths, which ranks detours through the peer.
+#pragma once
+
+#include <cstdint>
+
+namespace mcm::path {
+
+constexpr int kTagPathAck = 2;
+constexpr int kTagProbe = 3;
+constexpr int kTagProbeReply = 4;
+
+constexpr int kAckBatch = 64;
+constexpr double kAckDelay = 0.002;  ///< seconds
+
+/// One late message, as reported to its source VM's daemon (48 bytes).
+struct LateArrival {
+  std::int32_t source_vm = -1;
+  std::int32_t destination_vm = -1;
+  std::int16_t via = -1;       ///< the path it took: intermediate VM, -1 direct
+  std::uint8_t precise = 1;    ///< 0: the arrival time is known to within more than 1 ms
+  std::uint8_t reserved[5] = {};
+  std::uint64_t bytes = 0;     ///< the message's payload
+  double t_send = 0;           ///< source VM's clock
+  double t_arrive = 0;         ///< destination VM's clock (t_r)
+  double t_request = 0;        ///< destination VM's clock (t_rq): the receiver waited t_r - t_rq
+};
+static_assert(sizeof(LateArrival) == 48, "part of the wire format");
+
+struct Probe {
+  double t_send = 0;
+  std::uint64_t seq = 0;
+};
+
+struct ProbeReply {
+  double t_send = 0;      ///< the probe's
+  double t_received = 0;  ///< the answering daemon's clock when the probe arrived
+  std::uint64_t seq = 0;
+  std::int32_t vm_count = 0;  ///< doubles that follow
+  std::int32_t reserved = 0;
+};
+
+}  // namespace mcm::path

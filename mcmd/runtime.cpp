@@ -1,0 +1,274 @@
+#include "runtime.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "mcm/clock.h"
+#include "mcm/path_messages.h"
+#include "mcm/wire.h"
+
+namespace mcm::daemon {
+
+Runtime::Runtime(const Layout& layout, MpiPoller& poller, boost::asio::io_context& io,
+                 const Doorbell& doorbell, const RuntimeConfig& config, const mcm::Topology* table,
+                 std::vector<std::string> vm_names, std::vector<bool> pinned, bool notify_ranks,
+                 std::shared_ptr<spdlog::logger> log)
+    : layout_(layout),
+      poller_(poller),
+      doorbell_(doorbell),
+      config_(config),
+      log_(std::move(log)),
+      vm_names_(std::move(vm_names)),
+      clocks_(estimate_clock_offsets(layout)),
+      classifying_(table != nullptr),
+      selector_([&] {
+        TableView view = view_table(table, vm_names_, layout.vm);
+        return PathSelector(layout.vm, config, std::move(view.base), std::move(view.candidates),
+                            std::move(pinned), vm_names_);
+      }()),
+      notify_ranks_(notify_ranks),
+      timer_(io),
+      acks_from_(static_cast<size_t>(layout.daemon_count), 0) {
+  for (int rank : layout.world_rank_of_app_rank)
+    if (layout.vm_of_world_rank[static_cast<size_t>(rank)] == layout.vm)
+      local_ranks_.push_back(rank);
+  std::string offsets;
+  for (int vm = 0; vm < layout.daemon_count; ++vm) {
+    if (vm == layout.vm) continue;
+    char text[96];
+    std::snprintf(text, sizeof text, " %s %+.1f µs (±%.1f)", vm_names_[static_cast<size_t>(vm)].c_str(),
+                  (clocks_.offsets[static_cast<size_t>(vm)] - clocks_.offsets[static_cast<size_t>(layout.vm)]) * 1e6,
+                  (clocks_.uncertainty[static_cast<size_t>(vm)] + clocks_.uncertainty[static_cast<size_t>(layout.vm)]) * 1e6);
+    offsets += text;
+  }
+  log_->info("runtime: clock offsets of the other VMs:{}", offsets.empty() ? " none" : offsets);
+  const ZoneRule& z = selector_.zones();
+  if (classifying_) {
+    log_->info(
+        "runtime: zones: medium from {}x, high from {}x the base latency (and {} µs above "
+        "it); {} congested observations in a row trigger a search; return after {} ms "
+        "healthy; probes every {} ms{}",
+        z.medium_factor, z.high_factor, z.min_excess_us, config.consecutive,
+        config.return_after_ms, config.probe_interval_ms,
+        notify_ranks ? "; healthy paths go directly from rank to rank" : "");
+  } else {
+    log_->info("runtime: no path table (mcmrun --paths topo.yaml): late messages are counted, "
+               "congestion is not detected");
+  }
+}
+
+void Runtime::start() {
+  probing_ = layout_.daemon_count > 1;
+  if (probing_) on_timer();
+}
+
+void Runtime::on_timer() {
+  if (!probing_) return;
+  const bool everyone = ticks_++ % 4 == 0;
+  for (int vm = 0; vm < layout_.daemon_count; ++vm)
+    if (vm != layout_.vm && (everyone || selector_.detoured(vm))) send_probe(vm);
+  for (const Decision& d : selector_.tick(mcm::wall_seconds())) apply(d);
+  const int period_us = std::max(1000, config_.probe_interval_ms * 1000 / 4);
+  timer_.expires_after(std::chrono::microseconds(period_us));
+  timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (!ec) on_timer();
+  });
+}
+
+void Runtime::ring(int world_rank) const {
+  doorbell_.ring(layout_.doorbell_of_world_rank[static_cast<size_t>(world_rank)]);
+}
+
+void Runtime::send_probe(int peer) {
+  auto probe = std::make_shared<path::Probe>();
+  probe->seq = ++probe_seq_;
+  const int daemon = layout_.daemon_of_vm[static_cast<size_t>(peer)];
+  MPI_Request request;
+  probe->t_send = mcm::wall_seconds();
+  PMPI_Isend(probe.get(), sizeof *probe, MPI_BYTE, daemon, path::kTagProbe, layout_.private_comm,
+             &request);
+  poller_.watch(request, [probe](const MPI_Status&) {});
+  ring(daemon);
+  ++probes_sent_;
+  ++probes_outstanding_;
+}
+
+void Runtime::answer_probe(int peer_daemon, const path::Probe& probe, double received) {
+  const std::vector<double> ratios = selector_.direct_excess();
+  auto reply = std::make_shared<std::vector<char>>(sizeof(path::ProbeReply) +
+                                                   ratios.size() * sizeof(double));
+  path::ProbeReply head;
+  head.t_send = probe.t_send;
+  head.t_received = received;
+  head.seq = probe.seq;
+  head.vm_count = static_cast<std::int32_t>(ratios.size());
+  std::memcpy(reply->data(), &head, sizeof head);
+  std::memcpy(reply->data() + sizeof head, ratios.data(), ratios.size() * sizeof(double));
+  MPI_Request request;
+  PMPI_Isend(reply->data(), static_cast<int>(reply->size()), MPI_BYTE, peer_daemon,
+             path::kTagProbeReply, layout_.private_comm, &request);
+  poller_.watch(request, [reply](const MPI_Status&) {});
+  ring(peer_daemon);
+  ++probes_answered_;
+}
+
+void Runtime::on_probe_reply(int peer_vm, const std::vector<char>& bytes) {
+  --probes_outstanding_;
+  ++replies_;
+  path::ProbeReply head;
+  if (bytes.size() < sizeof head) return;
+  std::memcpy(&head, bytes.data(), sizeof head);
+  const double now = mcm::wall_seconds();
+  const double sent_here = head.t_send;
+  const double arrived_here = clocks_.convert(head.t_received, peer_vm, layout_.vm);
+  const double latency_us = (arrived_here - sent_here) * 1e6;
+  std::vector<double> ratios(static_cast<size_t>(std::max(0, head.vm_count)));
+  if (bytes.size() >= sizeof head + ratios.size() * sizeof(double))
+    std::memcpy(ratios.data(), bytes.data() + sizeof head, ratios.size() * sizeof(double));
+  selector_.peer_report(peer_vm, std::move(ratios), now);
+  if (auto decision = selector_.observe(peer_vm, -1, std::max(0.0, latency_us),
+                                        static_cast<long long>(sizeof(path::Probe)), now, true))
+    apply(*decision);
+}
+
+void Runtime::on_acks(const std::vector<char>& bytes) {
+  ++ack_batches_;
+  const std::size_t count = bytes.size() / sizeof(path::LateArrival);
+  const double now = mcm::wall_seconds();
+  for (std::size_t i = 0; i < count; ++i) {
+    path::LateArrival a;
+    std::memcpy(&a, bytes.data() + i * sizeof a, sizeof a);
+    ++acks_;
+    if (a.destination_vm >= 0 && a.destination_vm < layout_.daemon_count)
+      ++acks_from_[static_cast<size_t>(a.destination_vm)];
+    if (!a.precise) {
+      ++imprecise_acks_;
+      continue;
+    }
+    const double arrived_here = clocks_.convert(a.t_arrive, a.destination_vm, layout_.vm);
+    const double latency_us = std::max(0.0, (arrived_here - a.t_send) * 1e6);
+    if (auto decision = selector_.observe(a.destination_vm, a.via, latency_us,
+                                          static_cast<long long>(a.bytes), now, false))
+      apply(*decision);
+  }
+}
+
+void Runtime::step() {
+  for (int tag : {path::kTagPathAck, path::kTagProbe, path::kTagProbeReply}) {
+    for (;;) {
+      int found = 0;
+      MPI_Message message;
+      MPI_Status status;
+      PMPI_Improbe(MPI_ANY_SOURCE, tag, layout_.private_comm, &found, &message, &status);
+      if (!found) break;
+      const double received = mcm::wall_seconds();
+      int bytes = 0;
+      PMPI_Get_count(&status, MPI_BYTE, &bytes);
+      scratch_.resize(static_cast<size_t>(bytes));
+      PMPI_Mrecv(scratch_.data(), bytes, MPI_BYTE, &message, MPI_STATUS_IGNORE);
+      const int from = status.MPI_SOURCE;
+      const int from_vm = layout_.vm_of_world_rank[static_cast<size_t>(from)];
+      if (tag == path::kTagPathAck) {
+        on_acks(scratch_);
+      } else if (tag == path::kTagProbe) {
+        path::Probe probe;
+        if (scratch_.size() >= sizeof probe) std::memcpy(&probe, scratch_.data(), sizeof probe);
+        answer_probe(from, probe, received);
+      } else {
+        on_probe_reply(from_vm, scratch_);
+      }
+    }
+  }
+  if (on_quiesced_) check_quiesced();
+}
+
+std::string Runtime::pair_name(int destination) const {
+  return vm_names_[static_cast<size_t>(layout_.vm)] + " -> " +
+         vm_names_[static_cast<size_t>(destination)];
+}
+
+void Runtime::apply(const Decision& d) {
+  switch (d.kind) {
+    case Decision::Kind::stay:
+      log_->info("runtime: stay {} on {}: {}", pair_name(d.destination),
+                 selector_.path_name(d.from_via), d.reason);
+      return;
+    case Decision::Kind::detour:
+      log_->info("runtime: switch {}: {} -> {}: {}", pair_name(d.destination),
+                 selector_.path_name(d.from_via), selector_.path_name(d.to_via), d.reason);
+      break;
+    case Decision::Kind::back_to_direct:
+      log_->info("runtime: return {}: {} -> direct: {}", pair_name(d.destination),
+                 selector_.path_name(d.from_via), d.reason);
+      break;
+  }
+  if (notify_ranks_) notify(d.destination, d.to_via >= 0);
+}
+
+void Runtime::notify(int destination_vm, bool through_daemons) {
+  for (int rank : local_ranks_) {
+    auto e = std::make_shared<wire::Envelope>();
+    e->kind = wire::kRouteUpdate;
+    e->flags = through_daemons ? wire::kFlagThroughDaemons : 0;
+    e->source = layout_.world_rank;
+    e->destination = rank;
+    e->tag = destination_vm;
+    e->t_send = mcm::wall_seconds();
+    MPI_Request request;
+    PMPI_Isend(e.get(), sizeof *e, MPI_BYTE, rank, wire::data_tag(rank), layout_.private_comm,
+               &request);
+    poller_.watch(request, [e](const MPI_Status&) {});
+    ring(rank);
+  }
+}
+
+void Runtime::quiesce(std::chrono::milliseconds grace, std::function<void()> done) {
+  probing_ = false;
+  timer_.cancel();
+  quiesce_deadline_ = std::chrono::steady_clock::now() + grace;
+  on_quiesced_ = std::move(done);
+  check_quiesced();
+}
+
+void Runtime::check_quiesced() {
+  if (probes_outstanding_ > 0 && std::chrono::steady_clock::now() < quiesce_deadline_) return;
+  if (probes_outstanding_ > 0)
+    log_->warn("runtime: {} probe(s) never answered; shutting down anyway", probes_outstanding_);
+  auto done = std::move(on_quiesced_);
+  on_quiesced_ = nullptr;
+  done();
+}
+
+void Runtime::log_summary() const {
+  std::string from;
+  for (int vm = 0; vm < layout_.daemon_count; ++vm)
+    if (acks_from_[static_cast<size_t>(vm)] > 0)
+      from += " " + vm_names_[static_cast<size_t>(vm)] + " " +
+              std::to_string(acks_from_[static_cast<size_t>(vm)]);
+  log_->info(
+      "runtime: ACKs received: {} late messages in {} batches ({} with an imprecise arrival "
+      "time){}{}; probes sent {}, answered {}, replies {}; switches {}, returns {}",
+      acks_, ack_batches_, imprecise_acks_, from.empty() ? "" : "; from:", from, probes_sent_,
+      probes_answered_, replies_, selector_.switches(), selector_.returns());
+  for (int d = 0; d < layout_.daemon_count; ++d) {
+    if (d == layout_.vm) continue;
+    for (int via = -1; via < layout_.daemon_count; ++via) {
+      const PathRecord* r = selector_.record(d, via);
+      if (r == nullptr) continue;
+      std::vector<double> ratios;
+      for (const Observation& o : r->history()) ratios.push_back(o.ratio());
+      std::sort(ratios.begin(), ratios.end());
+      log_->info(
+          "runtime: path {} {}: {} observations (low {}, medium {}, high {}); smoothed "
+          "latency {:.0f} µs; last {}: median {:.1f}x the base, max {:.1f}x",
+          pair_name(d), selector_.path_name(via), r->total(), r->count(Zone::low),
+          r->count(Zone::medium), r->count(Zone::high), r->smoothed_latency_us(),
+          ratios.size(), ratios[ratios.size() / 2], ratios.back());
+    }
+  }
+}
+
+}  // namespace mcm::daemon

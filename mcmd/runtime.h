@@ -1,0 +1,101 @@
+// The Application Runtime of modes relay and adaptive (thesis 3.4): monitoring,
+// detection, ACKs, selection and return, around a PathSelector (the decisions) inside the
+// daemon's event loop. Protocol of its messages: mcm/path_messages.h.
+//
+//  - Start-up (collective over the daemon communicator): clock offsets between VMs.
+//  - step(), on every poll: takes ACK batches of late messages (observations of the path
+//    each message took), probes from other daemons (answered at once) and replies to its
+//    own probes (observations of its direct paths, and each peer's view of its paths).
+//  - A timer every probe_interval/4: probes the detoured pairs' direct paths, and every
+//    fourth time all other daemons; then lets the selector return recovered pairs.
+//  - Decisions: logged (info) with their reason and figures. The relay's source role asks
+//    via() for every new message; in mode adaptive the ranks of this VM are told with a
+//    kRouteUpdate frame (wire.h rule 7).
+//  - Shutdown: quiesce() stops probing and calls back once every probe it sent has been
+//    answered (peers answer until they finalize), so that no runtime message is in
+//    flight when the daemons pass their shutdown barrier.
+// Without a path table (--paths) nothing is classified: ACKs and probes are still
+// counted, and the log says that congestion is not detected.
+#pragma once
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "clock_offsets.h"
+#include "mcm/bootstrap.h"
+#include "mcm/config.h"
+#include "mcm/path_messages.h"
+#include "mcm/doorbell.h"
+#include "mcm/topology.h"
+#include "mpi_poller.h"
+#include "path_selector.h"
+#include "table_view.h"
+
+namespace spdlog {
+class logger;
+}
+
+namespace mcm::daemon {
+
+class Runtime {
+ public:
+  /// `pinned[d]`: a static route decides this VM's traffic to d. `notify_ranks`: mode
+  /// adaptive (ranks send directly while healthy and must hear of switches).
+  Runtime(const Layout& layout, MpiPoller& poller, boost::asio::io_context& io,
+          const Doorbell& doorbell, const RuntimeConfig& config, const mcm::Topology* table,
+          std::vector<std::string> vm_names, std::vector<bool> pinned, bool notify_ranks,
+          std::shared_ptr<spdlog::logger> log);
+
+  void start();
+  /// Receives what arrived (see above). Cheap when nothing did.
+  void step();
+  /// Stops probing; `done` runs once every probe sent was answered (or after `grace`).
+  void quiesce(std::chrono::milliseconds grace, std::function<void()> done);
+
+  /// The intermediate VM for this VM's next message to `destination_vm`, -1: direct.
+  int via(int destination_vm) const { return selector_.via(destination_vm); }
+  void log_summary() const;
+
+ private:
+  void on_timer();
+  void send_probe(int peer);
+  void answer_probe(int peer, const path::Probe& probe, double received);
+  void on_probe_reply(int peer, const std::vector<char>& bytes);
+  void on_acks(const std::vector<char>& bytes);
+  void apply(const Decision& decision);
+  void notify(int destination_vm, bool through_daemons);
+  void check_quiesced();
+  void ring(int world_rank) const;
+  std::string pair_name(int destination) const;
+
+  const Layout& layout_;
+  MpiPoller& poller_;
+  const Doorbell& doorbell_;
+  RuntimeConfig config_;
+  std::shared_ptr<spdlog::logger> log_;
+  std::vector<std::string> vm_names_;
+  ClockOffsets clocks_;
+  bool classifying_;
+  PathSelector selector_;
+  bool notify_ranks_;
+  std::vector<int> local_ranks_;
+  boost::asio::steady_timer timer_;
+  std::uint64_t ticks_ = 0;
+  std::uint64_t probe_seq_ = 0;
+  int probes_outstanding_ = 0;
+  bool probing_ = false;
+  std::chrono::steady_clock::time_point quiesce_deadline_;
+  std::function<void()> on_quiesced_;
+  std::vector<char> scratch_;
+  // Counters for the summary.
+  std::uint64_t acks_ = 0, imprecise_acks_ = 0, ack_batches_ = 0;
+  std::uint64_t probes_sent_ = 0, probes_answered_ = 0, replies_ = 0;
+  std::vector<std::uint64_t> acks_from_;  ///< by destination VM (who reported)
+};
+
+}  // namespace mcm::daemon

@@ -1,0 +1,23 @@
+// The probe's table (mcm-probe's topo.yaml) seen from one daemon of a job: base latencies
+// and ranked detours in the job's VM indices. The table names hosts; the job may run on
+// any subset of them, in any order (mcmrun checked it: mcm::check_hosts). Pure.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "mcm/topology.h"
+#include "path_selector.h"
+
+namespace mcm::daemon {
+
+/// The base latency function and the ranked detours of `table` for a job whose VMs are
+/// `vm_names` (the table may list them in any order, or more hosts); paths the table
+/// does not know get NaN and no candidates.
+struct TableView {
+  BaseLatency base;
+  std::vector<std::vector<int>> candidates;  ///< [destination] intermediates, best first
+};
+TableView view_table(const mcm::Topology* table, const std::vector<std::string>& vm_names, int my_vm);
+
+}  // namespace mcm::daemon

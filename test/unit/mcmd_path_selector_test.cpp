@@ -1,0 +1,162 @@
+// The runtime's decisions (mcmd/path_selector.h) on a made-up cluster of 4 VMs without
+// MPI: zones, detection after `consecutive` congested observations, selection among the
+// table's detours, staying when nothing is better, return with hysteresis.
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "path_record.h"
+#include "path_selector.h"
+
+using mcm::daemon::Decision;
+using mcm::daemon::PathRecord;
+using mcm::daemon::PathSelector;
+using mcm::daemon::Zone;
+using mcm::daemon::ZoneRule;
+
+namespace {
+
+// Every path: 100 µs + 1 µs per 1000 bytes. VM 0 sends to VM 1; detours via 2 then 3.
+double base(int, int, long long bytes) { return 100.0 + static_cast<double>(bytes) / 1000.0; }
+
+PathSelector selector(mcm::RuntimeConfig config = {}) {
+  return PathSelector(0, config, base, {{}, {2, 3}, {1, 3}, {1, 2}}, {false, false, false, false},
+                      {"vm1", "vm2", "vm3", "vm4"});
+}
+
+constexpr long long kBytes = 64000;  // base 164 µs
+
+}  // namespace
+
+TEST_CASE("zones: factors of the base latency, and a minimum excess", "[runtime]") {
+  const ZoneRule rule{2.0, 5.0, 1000};
+  CHECK(rule.classify(150, 100) == Zone::low);
+  CHECK(rule.classify(900, 100) == Zone::low);     // 9x, but only 800 µs above the base
+  CHECK(rule.classify(1500, 600) == Zone::low);    // 2.5x? no: 900 µs above
+  CHECK(rule.classify(2500, 1000) == Zone::medium);
+  CHECK(rule.classify(5000, 1000) == Zone::high);
+}
+
+TEST_CASE("path record: smoothed latency, runs and excess", "[runtime]") {
+  PathRecord r;
+  CHECK(std::isnan(r.smoothed_latency_us()));
+  r.add({0.0, 100, 100, 8, Zone::low, false});
+  r.add({0.1, 5000, 100, 8, Zone::high, false});
+  r.add({0.2, 3000, 100, 8, Zone::medium, false});
+  CHECK(r.congested_in_a_row() == 2);
+  CHECK(r.healthy_since() < 0);
+  CHECK(r.recent_min_excess_us(2) == 2900);
+  CHECK(r.smoothed_latency_us() == Approx(0.75 * (0.75 * 100 + 0.25 * 5000) + 0.25 * 3000));
+  r.add({0.3, 120, 100, 8, Zone::low, true});
+  CHECK(r.congested_in_a_row() == 0);
+  CHECK(r.healthy_since() == 0.3);
+  CHECK(r.count(Zone::high) == 1);
+  CHECK(r.total() == 4);
+}
+
+TEST_CASE("selector: a noisy path is not switched; a congested one is, after N in a row",
+          "[runtime]") {
+  PathSelector s = selector();
+  double t = 0;
+  // Two congested observations between healthy ones: noise.
+  for (int i = 0; i < 10; ++i) {
+    const double latency = i % 3 == 2 ? 20000 : 170;
+    CHECK_FALSE(s.observe(1, -1, latency, kBytes, t += 0.01, false));
+  }
+  CHECK(s.via(1) == -1);
+  // Congestion: the third congested observation in a row triggers the switch.
+  CHECK_FALSE(s.observe(1, -1, 20000, kBytes, t += 0.01, false));
+  CHECK_FALSE(s.observe(1, -1, 20000, kBytes, t += 0.01, false));
+  const auto d = s.observe(1, -1, 20000, kBytes, t += 0.01, false);
+  REQUIRE(d);
+  CHECK(d->kind == Decision::Kind::detour);
+  CHECK(d->to_via == 2);  // the table's first detour
+  CHECK(s.via(1) == 2);
+  CHECK(d->reason.find("3 observations in a row") != std::string::npos);
+  CHECK(d->reason.find("via vm3 expected") != std::string::npos);
+  CHECK(s.switches() == 1);
+}
+
+TEST_CASE("selector: a congested first leg or a peer's congested second leg is avoided",
+          "[runtime]") {
+  PathSelector s = selector();
+  double t = 0;
+  for (int i = 0; i < 3; ++i) s.observe(2, -1, 30000, kBytes, t += 0.01, true);  // 0->2 congested
+  // vm4 reports that its path to vm2 is fine: 50 µs above base.
+  s.peer_report(3, {NAN, 50, NAN, NAN}, t);
+  Decision d;
+  for (int i = 0; i < 3; ++i)
+    if (auto x = s.observe(1, -1, 20000, kBytes, t += 0.01, false)) d = *x;
+  CHECK(d.kind == Decision::Kind::detour);
+  CHECK(d.to_via == 3);
+  // The same, but vm4 reports its path to vm2 congested (+inf): nothing is better.
+  PathSelector s2 = selector();
+  t = 0;
+  for (int i = 0; i < 3; ++i) s2.observe(2, -1, 30000, kBytes, t += 0.01, true);
+  s2.peer_report(3, {NAN, INFINITY, NAN, NAN}, t);
+  Decision stay;
+  for (int i = 0; i < 3; ++i)
+    if (auto x = s2.observe(1, -1, 20000, kBytes, t += 0.01, false)) stay = *x;
+  CHECK(stay.kind == Decision::Kind::stay);
+  CHECK(s2.via(1) == -1);
+  CHECK(stay.reason.find("staying") != std::string::npos);
+  // The next search waits return_after: no decision on every congested message.
+  CHECK_FALSE(s2.observe(1, -1, 20000, kBytes, t += 0.01, false));
+}
+
+TEST_CASE("selector: return after the direct path stayed healthy; flapping backs off",
+          "[runtime]") {
+  mcm::RuntimeConfig config;
+  config.return_after_ms = 1000;
+  PathSelector s = selector(config);
+  double t = 0;
+  for (int i = 0; i < 3; ++i) s.observe(1, -1, 20000, kBytes, t += 0.01, false);
+  REQUIRE(s.via(1) == 2);
+  // Probes of the direct path: still congested, then healthy.
+  s.observe(1, -1, 20000, 16, t += 0.05, true);
+  CHECK(s.tick(t).empty());
+  const double healthy_from = t + 0.05;
+  for (int i = 0; i < 10; ++i) s.observe(1, -1, 110, 16, t += 0.05, true);
+  CHECK(s.tick(t).empty());  // healthy for 0.45 s only
+  for (int i = 0; i < 12; ++i) s.observe(1, -1, 110, 16, t += 0.05, true);
+  auto back = s.tick(t);
+  REQUIRE(back.size() == 1);
+  CHECK(back[0].kind == Decision::Kind::back_to_direct);
+  CHECK(back[0].from_via == 2);
+  CHECK(t - healthy_from >= 1.0);
+  CHECK(s.via(1) == -1);
+  // Congested again right after returning: away again, and the next return waits 2 s.
+  for (int i = 0; i < 3; ++i) s.observe(1, -1, 20000, kBytes, t += 0.01, false);
+  REQUIRE(s.via(1) == 2);
+  for (int i = 0; i < 30; ++i) s.observe(1, -1, 110, 16, t += 0.05, true);  // 1.5 s healthy
+  CHECK(s.tick(t).empty());
+  for (int i = 0; i < 12; ++i) s.observe(1, -1, 110, 16, t += 0.05, true);  // 2.1 s
+  CHECK(s.tick(t).size() == 1);
+  CHECK(s.switches() == 2);
+  CHECK(s.returns() == 2);
+}
+
+TEST_CASE("selector: a congested detour moves on to the next one", "[runtime]") {
+  PathSelector s = selector();
+  double t = 0;
+  for (int i = 0; i < 3; ++i) s.observe(1, -1, 20000, kBytes, t += 0.01, false);
+  REQUIRE(s.via(1) == 2);
+  for (int i = 0; i < 3; ++i) s.observe(1, -1, 20000, 16, t += 0.01, true);  // direct still bad
+  t += 1.1;  // past the search rate limit
+  Decision d;
+  for (int i = 0; i < 3; ++i)
+    if (auto x = s.observe(1, 2, 25000, kBytes, t += 0.01, false)) d = *x;
+  CHECK(d.kind == Decision::Kind::detour);
+  CHECK(d.from_via == 2);
+  CHECK(d.to_via == 3);
+}
+
+TEST_CASE("selector: pinned pairs and unknown paths are never moved", "[runtime]") {
+  PathSelector pinned(0, {}, base, {{}, {2, 3}, {}, {}}, {false, true, false, false},
+                      {"a", "b", "c", "d"});
+  double t = 0;
+  for (int i = 0; i < 5; ++i) CHECK_FALSE(pinned.observe(1, -1, 20000, kBytes, t += 0.01, false));
+  PathSelector unknown(0, {}, [](int, int, long long) { return std::nan(""); },
+                       {{}, {2, 3}, {}, {}}, {}, {"a", "b", "c", "d"});
+  for (int i = 0; i < 5; ++i) CHECK_FALSE(unknown.observe(1, -1, 20000, kBytes, t += 0.01, false));
+  CHECK(unknown.record(1, -1) == nullptr);
+}
