@@ -289,8 +289,12 @@ void Engine::note_arrival(Message* m, const wire::Envelope& e) {
   // Straight from its sender (mode adaptive, or the same VM): it arrived between the end
   // of the previous progress round and now; precise when that is short (a rank waiting
   // polls often; one that computed meanwhile does not).
-  m->t_arrival = mcm::wall_seconds();
-  m->arrival_precise = m->t_arrival - last_progress_end_ <= 1e-3;
+  // When that gap is long, the earliest possible time is taken: the ACK rule then never
+  // counts as late a message that may have been there before it was asked for, and the
+  // source daemon does not use its latency (precise = 0).
+  const double now = mcm::wall_seconds();
+  m->arrival_precise = now - last_progress_end_ <= 1e-3;
+  m->t_arrival = m->arrival_precise ? now : last_progress_end_;
 }
 
 void Engine::report_if_late(const Op& op, const Message& m) {

@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# Checks the runtime (monitoring, detection, ACKs, selection, return) on a 4-VM testbed
+# whose base latencies mcm-probe measured clean, for modes adaptive and relay:
+#  * switching: stream_app ping-pongs 64 KiB between vm1 and vm2; 4 s in, vm1 -> vm2 is
+#    shaped to 20 Mbit/s and flooded (scripts/testbed congest --flood), 4 s later cleared.
+#    vm1's daemon logs exactly one switch of vm1 -> vm2 to a detour, after the onset,
+#    within kSwitchMessages messages sent on that path after the onset (counted from the
+#    application's own send times) and kSwitchSeconds; exactly one return to direct,
+#    after the clear and within kReturnSeconds; at most one switch per direction of any
+#    pair; the payloads all check;
+#  * the ACK rule: late_app with a slow receiver (nothing waited for: 0 late messages, 0
+#    ACKs) and with a slow sender (all 40 waited for: 40 late messages, 40 ACKs); the
+#    receiving shim's late_messages, the ACK records it sent, and the ACKs the source
+#    daemon received agree exactly;
+#  * order across switches: stress_p2p (8 ranks) in mode adaptive while congestion of
+#    vm1 -> vm2 is switched on and off every second (return_after_ms 300, so that pairs
+#    move back and forth many times): zero lost, duplicated, corrupted or misordered
+#    messages, and switches did happen; the CG kernel and N-body under adaptive print
+#    the same results as under --mode off.
+# Usage: runtime_test.sh BUILD_DIR
+set -u
+. "$(dirname "$0")/lib.sh"
+BUILD=$1
+kSwitchMessages=60 kSwitchSeconds=2 kReturnSeconds=3
+testbed_up 4
+work=$(mktemp -d)
+toggler=""
+trap '[ -n "$toggler" ] && kill "$toggler" 2>/dev/null; "$TESTBED" down >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
+
+"$BUILD/bin/mcm-probe" --hostfile "$MCM_HOSTFILE" --quick --out "$work/topo.yaml" </dev/null \
+  >"$work/probe.out" 2>&1
+check "mcm-probe measured the clean cluster" [ -s "$work/topo.yaml" ]
+
+epoch() { date -d "$1" +%s.%N; }  # a log line's time stamp, in seconds
+# first_time PATTERN FILE: the time stamp of the first line matching PATTERN, or empty.
+first_time() { local line; line=$(grep -m1 -E "$1" "$2") && epoch "$(cut -d' ' -f1 <<<"$line")"; }
+switch_in_bounds() { within "$1" "$2" "$kSwitchSeconds" && [ "$3" -le "$kSwitchMessages" ]; }
+within() { awk -v a="$1" -v b="$2" -v s="$3" 'BEGIN { exit !(a > b && a - b <= s) }'; }
+
+# ---- switching and return -----------------------------------------------------------------
+for mode in adaptive relay; do
+  logs="$work/logs-$mode"
+  timeout 120 "$BUILD/bin/mcmrun" --mode $mode --paths "$work/topo.yaml" --log-dir "$logs" \
+    --hostfile "$MCM_HOSTFILE" --map-by node -np 2 "$BUILD/test/system/stream_app" 13 65536 \
+    "$work/times-$mode" </dev/null >"$work/stream-$mode.out" 2>&1 &
+  job=$!
+  sleep 4
+  onset=$(date +%s.%N)
+  "$TESTBED" congest 1 2 --rate 20mbit --flood >/dev/null
+  sleep 4
+  cleared=$(date +%s.%N)
+  "$TESTBED" clear >/dev/null
+  wait $job
+  status=$?
+  log="$logs/mcmd-vm0.log"
+  check "[$mode] stream_app exits 0, all payloads check ($(grep stream: "$work/stream-$mode.out"))" \
+    [ $status = 0 ]
+  switches=$(grep -c "runtime: switch vm1 -> vm2: direct -> via" "$log")
+  returns=$(grep -c "runtime: return vm1 -> vm2: via .* -> direct" "$log")
+  check "[$mode] vm1 -> vm2 switched to a detour exactly once ($switches)" [ "$switches" = 1 ]
+  check "[$mode] vm1 -> vm2 returned to direct exactly once ($returns)" [ "$returns" = 1 ]
+  switched=$(first_time "runtime: switch vm1 -> vm2" "$log")
+  returned=$(first_time "runtime: return vm1 -> vm2" "$log")
+  sent=$(awk -v a="$onset" -v b="${switched:-0}" '$1 >= a && $1 <= b' "$work/times-$mode" | wc -l)
+  after=$(awk -v a="$onset" -v b="${switched:-0}" 'BEGIN { printf "%.2f", b - a }')
+  check "[$mode] the switch came ${after} s and $sent messages after the onset (bounds: $kSwitchSeconds s, $kSwitchMessages messages)" \
+    switch_in_bounds "${switched:-0}" "$onset" "$sent"
+  back=$(awk -v a="$cleared" -v b="${returned:-0}" 'BEGIN { printf "%.2f", b - a }')
+  check "[$mode] the return came ${back} s after the clear (bound: $kReturnSeconds s)" \
+    within "${returned:-0}" "$cleared" "$kReturnSeconds"
+  most=0
+  for f in "$logs"/mcmd-vm*.log; do
+    n=$(grep -oE "runtime: switch [^:]+" "$f" | sort | uniq -c | sort -rn | awk 'NR==1 {print $1}')
+    [ "${n:-0}" -gt "$most" ] && most=$n
+  done
+  check "[$mode] no pair switched away more than once in the episode (most: $most)" [ "$most" -le 1 ]
+  grep -h "runtime: switch\|runtime: return" "$logs"/mcmd-vm*.log | cut -c1-220 | sed 's/^/  /'
+done
+
+# ---- the ACK rule ---------------------------------------------------------------------
+all_equal() { local v; for v in "$@"; do [ "$v" = "$1" ] || return 1; done; }
+count_field() { awk -v k="$1:" '$1 == k { print $2 }' "$2"; }
+for mode in adaptive relay; do
+  for how in slow-receiver slow-sender; do
+    logs="$work/ack-$mode-$how"
+    timeout 120 "$BUILD/bin/mcmrun" --mode $mode --paths "$work/topo.yaml" --log-dir "$logs" \
+      --hostfile "$MCM_HOSTFILE" --map-by node -np 2 "$BUILD/test/system/late_app" "$how" 40 \
+      </dev/null >"$work/late.out" 2>&1
+    status=$?
+    late=$(count_field late_messages "$logs/rank-1.yaml")
+    sent=$(count_field path_acks_sent "$logs/rank-1.yaml")
+    received=$(grep -oE "ACKs received: [0-9]+" "$logs/mcmd-vm0.log" | grep -oE "[0-9]+$")
+    expected=0; [ $how = slow-sender ] && expected=40
+    check "[$mode, $how] late_app exits 0 ($(grep late_app: "$work/late.out"))" [ $status = 0 ]
+    check "[$mode, $how] late messages $late (expected $expected), ACKs sent $sent, received by vm1's daemon $received" \
+      all_equal "$expected" "$late" "$sent" "$received"
+  done
+done
+
+# ---- order across switches: stress and applications while congestion flips -----------
+printf 'runtime:\n  return_after_ms: 300\n' >"$work/flip.yaml"
+flip() {  # congestion of vm1 -> vm2 on for a second, off for a second, until killed
+  while true; do
+    "$TESTBED" congest 1 2 --rate 20mbit --flood >/dev/null 2>&1; sleep 1
+    "$TESTBED" clear >/dev/null 2>&1; sleep 1
+  done
+}
+results() { grep -vE 'time=|^cg: rank0|^nbody: rank0' "$1"; }
+run8() {  # run8 NAME MODE PROGRAM ARGS...
+  local name=$1 mode=$2; shift 2
+  timeout 600 "$BUILD/bin/mcmrun" --mode "$mode" --config "$work/flip.yaml" --paths "$work/topo.yaml" \
+    --log-dir "$work/logs-$name" --hostfile "$MCM_HOSTFILE" -np 8 "$@" </dev/null \
+    >"$work/$name.out" 2>"$work/$name.err"
+  echo $? >"$work/$name.status"
+}
+run8 cg-off off "$BUILD/test/apps/cg" -class S
+run8 nbody-off off "$BUILD/test/apps/nbody"
+flip &
+toggler=$!
+run8 stress adaptive "$BUILD/test/mpi/stress_p2p" -messages 30000 -total-bytes 150000000
+run8 cg adaptive "$BUILD/test/apps/cg" -class S
+run8 nbody adaptive "$BUILD/test/apps/nbody"
+kill $toggler 2>/dev/null; wait $toggler 2>/dev/null; toggler=""
+"$TESTBED" clear >/dev/null 2>&1
+check "stress_p2p [adaptive, congestion flipping every second]: exits 0 ($(cat "$work/stress.status"))" \
+  [ "$(cat "$work/stress.status")" = 0 ]
+check "stress_p2p: OK ($(grep -iE 'messages|lost|dup|corrupt|misorder' "$work/stress.out" | tr '\n' ' '))" \
+  grep -q "stress_p2p: OK" "$work/stress.out"
+moves=$(cat "$work"/logs-stress/mcmd-vm*.log | grep -cE "runtime: (switch|return)")
+check "the pairs did move while stress_p2p ran ($moves switches and returns)" [ "$moves" -ge 2 ]
+for app in cg nbody; do
+  check "$app [adaptive, congestion flipping]: VERIFICATION SUCCESSFUL" grep -q "VERIFICATION SUCCESSFUL" "$work/$app.out"
+  check "$app [adaptive, congestion flipping]: same results as --mode off" \
+    cmp -s <(results "$work/$app-off.out") <(results "$work/$app.out")
+done
+check "no mcmd left behind" no_process_left mcmd
+finish
