@@ -174,6 +174,9 @@ std::vector<Decision> PathSelector::tick(double now) {
     if (current < 0 || pinned_[static_cast<size_t>(d)]) continue;
     const PathRecord* direct = record(d, -1);
     if (direct == nullptr || direct->healthy_in_a_row() < 3) continue;
+    // TCP's acknowledgements of this direction travel the other one: while d reports its
+    // path back here congested, small probes look fine here but large messages do not.
+    if (std::isinf(peer_excess(d, my_vm_, now))) continue;
     Pair& pair = pairs_[static_cast<size_t>(d)];
     const double healthy_for = now - direct->healthy_since();
     if (healthy_for < hold(pair)) continue;

@@ -22,7 +22,9 @@
 //    pair stays (logged once per search).
 //  - Return: while detoured, the direct path is probed (Runtime); once all its
 //    observations for `return_after` x 2^k (k: how often the pair fled again soon after
-//    returning, at most 4) were in the low zone, with at least 3 of them, the pair
+//    returning, at most 4) were in the low zone, with at least 3 of them, and while D
+//    does not report its own path back to this VM congested (TCP's acknowledgements of
+//    this direction travel that way: small probes pass, large messages stall), the pair
 //    returns to direct. So one congestion episode gives one switch away and one back.
 //  - Every decision carries its reason and the figures behind it, for the log.
 #pragma once

@@ -18,6 +18,9 @@ int query_status(void* extra, MPI_Status* status) {
 int free_nothing(void*) { return MPI_SUCCESS; }
 int cancel_nothing(void*, int) { return MPI_SUCCESS; }
 
+/// Progress rounds further apart than this leave a gap in which arrivals are not timed.
+constexpr double kPollGap = 1e-3;
+
 std::uint64_t assembly_key(int sender, std::uint64_t msg_id) {
   return (static_cast<std::uint64_t>(sender) << 40) | msg_id;
 }
@@ -34,7 +37,7 @@ void Engine::start(const mcm::Layout& layout, std::size_t chunk_bytes, bool adap
   frames_.start(layout, chunk_bytes, /*via_daemons=*/true, doorbell_, adaptive);
   late_.start(layout);
   reporting_ = layout.local_daemon >= 0;
-  last_progress_end_ = mcm::wall_seconds();
+  last_progress_end_ = gap_start_ = gap_end_ = mcm::wall_seconds();
   contexts_.start(layout.role_comm, mutex_);
   PMPI_Comm_dup(MPI_COMM_SELF, &self_);
   active_ = true;
@@ -286,15 +289,16 @@ void Engine::note_arrival(Message* m, const wire::Envelope& e) {
     m->t_arrival = e.t_arrive;
     return;
   }
-  // Straight from its sender (mode adaptive, or the same VM): it arrived between the end
-  // of the previous progress round and now; precise when that is short (a rank waiting
-  // polls often; one that computed meanwhile does not).
-  // When that gap is long, the earliest possible time is taken: the ACK rule then never
-  // counts as late a message that may have been there before it was asked for, and the
-  // source daemon does not use its latency (precise = 0).
+  // Straight from its sender (mode adaptive, or the same VM): it arrived before now, and
+  // after the end of the previous progress round, unless that round came right after a
+  // gap without MPI calls (a rank that computed or slept): MPI reads what arrived
+  // meanwhile off the wire in its first round and may match it only in a later one. So
+  // within 1 ms of a gap's end the arrival is imprecise and the gap's start is taken:
+  // the ACK rule never counts as late a message that may have been there before it was
+  // asked for, and the source daemon does not use its latency (precise = 0).
   const double now = mcm::wall_seconds();
-  m->arrival_precise = now - last_progress_end_ <= 1e-3;
-  m->t_arrival = m->arrival_precise ? now : last_progress_end_;
+  m->arrival_precise = now - gap_end_ > kPollGap;
+  m->t_arrival = m->arrival_precise ? now : gap_start_;
 }
 
 void Engine::report_if_late(const Op& op, const Message& m) {
@@ -376,6 +380,11 @@ void Engine::complete(Op* op) {
 }
 
 bool Engine::progress() {
+  const double start = mcm::wall_seconds();
+  if (start - last_progress_end_ > kPollGap) {
+    gap_start_ = last_progress_end_;
+    gap_end_ = start;
+  }
   const bool moved =
       frames_.poll([this](const wire::Envelope& e, const char* p) { on_frame(e, p); },
                    [this](Op* op) { on_sent(op); });

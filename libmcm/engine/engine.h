@@ -133,6 +133,7 @@ class Engine {
   LateArrivals late_;
   bool reporting_ = false;         ///< a daemon serves this VM: late messages are reported
   double last_progress_end_ = 0;  ///< when the previous progress() ended (arrival bounds)
+  double gap_start_ = 0, gap_end_ = 0;  ///< the latest gap between progress rounds
   Matcher<Message, Op> matcher_;
   MPI_Comm self_ = MPI_COMM_NULL;  ///< private dup of MPI_COMM_SELF for unpacking
   std::unordered_map<MPI_Request, Op*> ops_;

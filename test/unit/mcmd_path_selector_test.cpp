@@ -135,6 +135,20 @@ TEST_CASE("selector: return after the direct path stayed healthy; flapping backs
   CHECK(s.returns() == 2);
 }
 
+TEST_CASE("selector: no return while the reverse path is congested", "[runtime]") {
+  PathSelector s = selector();
+  double t = 0;
+  for (int i = 0; i < 3; ++i) s.observe(1, -1, 20000, kBytes, t += 0.01, false);
+  REQUIRE(s.via(1) == 2);
+  for (int i = 0; i < 30; ++i) {
+    s.observe(1, -1, 110, 16, t += 0.05, true);
+    s.peer_report(1, {INFINITY, NAN, NAN, NAN}, t);  // vm2 -> vm1 congested
+  }
+  CHECK(s.tick(t).empty());
+  s.peer_report(1, {40, NAN, NAN, NAN}, t);
+  CHECK(s.tick(t).size() == 1);
+}
+
 TEST_CASE("selector: a congested detour moves on to the next one", "[runtime]") {
   PathSelector s = selector();
   double t = 0;
