@@ -51,7 +51,7 @@ Outcome Daemon::run() {
   });
   log_->info("vm {} of {}: serving {} application rank(s)", layout_.vm, layout_.daemon_count,
              layout_.local_app_count);
-  if (relay_) relay_->start([this] { runtime_->step(); });
+  if (relay_) relay_->start([this](bool waiting) { runtime_->step(waiting); });
   if (runtime_) runtime_->start();
   listen_to_doorbell();
   if (layout_.local_app_count == 0) {

@@ -10,7 +10,8 @@
 //      finalize: the peers are gone or going).
 // In modes relay and adaptive the Runtime monitors paths and chooses detours (runtime.h);
 // it probes until the barrier, then stops and, once its probes are answered, joins a
-// second barrier (peers answer probes until then). The Relay forwards frames from construction to the end, also during the
+// second barrier (peers answer probes until then). The Relay forwards frames from
+// construction to the end, also during the
 // barrier; after the barrier run() returns only once the relay holds no frame and has no
 // send outstanding (or after a grace period, for frames no rank ever received).
 #pragma once

@@ -3,7 +3,8 @@
 //
 // A daemon that received frame `e` for application rank D from world rank `sender`:
 //   - sender is an application rank of this VM -> source: D on this VM: deliver to D
-//     directly; otherwise choose `via` (the static route table, else the runtime; once per message: the choice made
+//     directly; otherwise choose `via` (the static route table, else the runtime; once
+//     per message: the choice made
 //     on the frame with offset 0 holds until the message's last frame), write it into the
 //     frame, and send to the daemon of `via`, or of D's VM when via is -1;
 //   - otherwise, D on this VM -> destination: deliver to D, stamping t_arrive on the

@@ -13,6 +13,8 @@
 #include <cstddef>
 #include <deque>
 
+#include "mcm/config.h"
+
 namespace mcm::daemon {
 
 enum class Zone { low, medium, high };
@@ -20,9 +22,10 @@ const char* to_string(Zone zone);
 
 /// The thresholds of the zones, as factors of the base latency (RuntimeConfig).
 struct ZoneRule {
-  double medium_factor = 2.0;
-  double high_factor = 5.0;
-  double min_excess_us = 1000;  ///< a congested latency also exceeds the base by this
+  double medium_factor = RuntimeConfig{}.medium_factor;
+  double high_factor = RuntimeConfig{}.high_factor;
+  /// A congested latency also exceeds the base by this.
+  double min_excess_us = RuntimeConfig{}.min_excess_us;
 
   /// The zone of `latency_us` on a path whose base latency is `base_us` (> 0).
   Zone classify(double latency_us, double base_us) const;

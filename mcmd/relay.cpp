@@ -75,11 +75,11 @@ Relay::Relay(const Layout& layout, MpiPoller& poller, const Doorbell& doorbell,
       routes.empty() ? " none (all direct)" : routes);
 }
 
-void Relay::start(std::function<void()> also) {
+void Relay::start(std::function<void(bool)> also) {
   also_ = std::move(also);
   poller_.set_activity([this](bool rang) {
     const MpiPoller::Progress progress = step(rang);
-    if (also_) also_();
+    if (also_) also_(waiting_);
     return progress;
   });
 }
@@ -96,6 +96,7 @@ MpiPoller::Progress Relay::step(bool rang) {
   PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, layout_.private_comm, &waiting, MPI_STATUS_IGNORE);
   if (!waiting && rang)
     PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, layout_.private_comm, &waiting, MPI_STATUS_IGNORE);
+  waiting_ = waiting != 0;
   int taken = 0;
   if (waiting) {
     const int slots = static_cast<int>(layout_.world_rank_of_app_rank.size());

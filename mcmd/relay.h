@@ -64,8 +64,9 @@ class Relay {
         std::shared_ptr<spdlog::logger> log);
 
   /// Starts forwarding (registers with the poller); `also` (may be empty) runs on every
-  /// poll step too (the runtime's receiving).
-  void start(std::function<void()> also = nullptr);
+  /// poll step too (the runtime's receiving), told whether any message of any tag was
+  /// waiting (the step's own PMPI_Iprobe), so that it need not probe when none was.
+  void start(std::function<void(bool waiting)> also = nullptr);
 
   /// Lets the runtime choose the routes of pairs without a static route (HopRouter).
   void set_dynamic_routes(std::function<int(int destination_vm)> via) {
@@ -140,7 +141,8 @@ class Relay {
   bool draining_ = false;
   std::chrono::steady_clock::time_point drain_deadline_;
   std::function<void(bool)> on_drained_;
-  std::function<void()> also_;
+  std::function<void(bool)> also_;
+  bool waiting_ = false;  ///< the last step's PMPI_Iprobe found a message
 };
 
 }  // namespace mcm::daemon

@@ -156,8 +156,10 @@ void Runtime::on_acks(const std::vector<char>& bytes) {
   }
 }
 
-void Runtime::step() {
-  for (int tag : {path::kTagPathAck, path::kTagProbe, path::kTagProbeReply}) {
+void Runtime::step(bool waiting) {
+  const int tags[] = {path::kTagPathAck, path::kTagProbe, path::kTagProbeReply};
+  for (int tag : tags) {
+    if (!waiting) break;  // the relay's probe of every tag found nothing
     for (;;) {
       int found = 0;
       MPI_Message message;

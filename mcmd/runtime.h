@@ -52,8 +52,9 @@ class Runtime {
           std::shared_ptr<spdlog::logger> log);
 
   void start();
-  /// Receives what arrived (see above). Cheap when nothing did.
-  void step();
+  /// Receives what arrived (see above); `waiting`: whether any message of any tag waits
+  /// on the private communicator (false: nothing to receive, no MPI call).
+  void step(bool waiting);
   /// Stops probing; `done` runs once every probe sent was answered (or after `grace`).
   void quiesce(std::chrono::milliseconds grace, std::function<void()> done);
 

@@ -49,7 +49,6 @@ class FrameIO {
              const Doorbell& bell, bool adaptive = false);
   /// Mode adaptive: whether frames for ranks of VM `vm` go through this VM's daemon.
   void set_through_daemons(int vm, bool through);
-  bool through_daemons(int vm) const { return through_daemons_[static_cast<size_t>(vm)] != 0; }
 
   /// Sends the message described by `envelope` (message_bytes of `payload`) as frames;
   /// `op` (may be nullptr) is reported to on_sent once per frame that left.

@@ -64,7 +64,7 @@ struct Message {
   std::vector<char> data;         ///< payload held here (unmatched, or non-contiguous target)
   std::uint64_t received = 0;     ///< payload bytes arrived so far
   double t_arrival = 0;           ///< t_r: when the last frame reached this VM
-  bool arrival_precise = true;    ///< t_arrival known to within 1 ms (see Engine::on_frame)
+  bool arrival_precise = true;    ///< t_arrival known to within 1 ms (see Engine::note_arrival)
   Op* receive = nullptr;          ///< the receive it matched
   bool probed = false;            ///< taken by MPI_Mprobe, waiting for MPI_Mrecv
   bool complete() const { return received >= envelope.message_bytes; }
