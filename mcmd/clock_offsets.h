@@ -1,28 +1,26 @@
 // Clock offsets between VMs (design.md: "estimate offsets where one-way times are
-// needed"), Cristian's method: the daemon of VM 0 exchanges kRounds empty ping-pongs with
-// each other daemon in turn; from the round trip with the shortest time, the other
-// VM's clock at the middle of it gives its offset. Collective over the daemon
+// needed"), Cristian's method over a few links, chained along the most certain path.
+//
+// Links measured: every VM with VM 0 (the star) and every VM v with v+1 (the ring), each
+// one after the other in the same order on every daemon. On a link the lower VM's daemon
+// exchanges kRounds empty ping-pongs with the other; from the round trip with the
+// shortest time, the other clock at the middle of it gives the link's offset, and half
+// that round trip its uncertainty. A link through a congested path (a flood already
+// running at start-up) has a long shortest round trip, so each VM's offset to VM 0 is
+// chained along the path of links whose uncertainties add up least (Dijkstra): a
+// congested star link is bypassed through a clean neighbour. Collective over the daemon
 // communicator; a few milliseconds per VM at start-up.
 //
 // offsets[v] = clock of VM v - clock of VM 0 (seconds). A time stamped on VM a, read on
-// VM b: t - offsets[a] + offsets[b]. The error is at most half the shortest round trip
-// (tens of µs on one machine, the base one-way latency between VMs in general).
+// VM b: t - offsets[a] + offsets[b]. The error is at most uncertainty[v], the sum of half
+// the shortest round trips of the chain (tens of µs on one machine, the base one-way
+// latency between VMs in general).
 #pragma once
 
-#include <vector>
-
+#include "clock_chain.h"
 #include "mcm/bootstrap.h"
 
 namespace mcm::daemon {
-
-struct ClockOffsets {
-  std::vector<double> offsets;      ///< seconds, by VM
-  std::vector<double> uncertainty;  ///< half the shortest round trip, by VM (0 for VM 0)
-  /// Converts a time stamped on VM `from` into VM `to`'s clock.
-  double convert(double t, int from, int to) const {
-    return t - offsets[static_cast<size_t>(from)] + offsets[static_cast<size_t>(to)];
-  }
-};
 
 ClockOffsets estimate_clock_offsets(const Layout& layout);
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace mcm::daemon {
 
@@ -27,14 +28,32 @@ void PathRecord::add(const Observation& o) {
   history_.push_back(o);
   if (history_.size() > kHistory) history_.pop_front();
   ++zone_counts_[static_cast<int>(o.zone)];
+  const int c = size_class(o.bytes);
+  class_seen_[c] = o.time;
   if (o.zone == Zone::low) {
-    congested_run_ = 0;
+    for (int smaller = 0; smaller <= c; ++smaller) congested_run_[smaller] = 0;
     if (healthy_run_++ == 0) healthy_since_ = o.time;
   } else {
-    ++congested_run_;
+    ++congested_run_[c];
     healthy_run_ = 0;
     healthy_since_ = -1;
   }
+}
+
+int PathRecord::leading_class() const {
+  if (history_.empty()) return -1;
+  const double newest = history_.back().time;
+  int leading = -1;
+  for (int c = 0; c < 2; ++c)
+    if (congested_run_[c] > 0 && newest - class_seen_[c] <= kRunTtl &&
+        (leading < 0 || congested_run_[c] > congested_run_[leading]))
+      leading = c;
+  return leading;
+}
+
+int PathRecord::congested_in_a_row() const {
+  const int c = leading_class();
+  return c < 0 ? 0 : congested_run_[c];
 }
 
 double PathRecord::smoothed_latency_us() const {
@@ -42,12 +61,15 @@ double PathRecord::smoothed_latency_us() const {
 }
 
 double PathRecord::recent_min_excess_us(int n) const {
-  if (history_.empty()) return 0;
-  double least = history_.back().excess_us();
-  const int available = static_cast<int>(history_.size());
-  for (int i = 1; i < std::min(n, available); ++i)
-    least = std::min(least, history_[history_.size() - 1 - static_cast<size_t>(i)].excess_us());
-  return std::max(0.0, least);
+  const int c = leading_class();
+  double least = std::numeric_limits<double>::infinity();
+  int taken = 0;
+  for (auto it = history_.rbegin(); it != history_.rend() && taken < n; ++it) {
+    if (c >= 0 && size_class(it->bytes) != c) continue;
+    least = std::min(least, it->excess_us());
+    ++taken;
+  }
+  return taken == 0 ? 0 : std::max(0.0, least);
 }
 
 }  // namespace mcm::daemon

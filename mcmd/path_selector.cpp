@@ -102,7 +102,11 @@ std::optional<Decision> PathSelector::search(int destination, long long bytes, d
   Pair& pair = pairs_[static_cast<size_t>(destination)];
   const int current = via_[static_cast<size_t>(destination)];
   const PathRecord& now_record = record_of(destination, current);
-  const Observation& last = now_record.newest();
+  // The newest congested observation (small messages on time may have come after it).
+  const auto& h = now_record.history();
+  const auto congested = std::find_if(h.rbegin(), h.rend(),
+                                      [](const Observation& o) { return o.zone != Zone::low; });
+  const Observation& last = congested != h.rend() ? *congested : now_record.newest();
   const double current_us = base(destination, current, bytes) +
                             now_record.recent_min_excess_us(config_.consecutive);
   Decision d;
@@ -127,14 +131,16 @@ std::optional<Decision> PathSelector::search(int destination, long long bytes, d
       best_us = us;
     }
   }
-  pair.next_search = now + config_.return_after_ms / 1000.0;
   if (best == current) {
+    // Nothing better now; the probes bring news about the other paths every interval.
+    pair.next_search = now + config_.probe_interval_ms / 1000.0;
     d.kind = Decision::Kind::stay;
     d.reason += "; no alternative is expected below " + ms(kBetterBy * current_us) +
                 " (70% of what " + path_name(current) + " costs now, " + ms(current_us) +
                 ", at " + std::to_string(bytes) + " bytes): staying";
     return d;
   }
+  pair.next_search = now + config_.return_after_ms / 1000.0;
   d.to_via = best;
   via_[static_cast<size_t>(destination)] = best;
   if (best < 0) {

@@ -5,9 +5,10 @@
 // Per destination VM D (not pinned by a static route):
 //  - Detection: every observation of a path is classified into the low / medium / high
 //    zone (ZoneRule). When the path D's traffic uses has `consecutive` congested
-//    observations in a row, an alternative is searched (at most once per
-//    `return_after`, so a long episode with nothing better does not search on every
-//    message).
+//    observations in a row, an alternative is searched: after a switch, not again for
+//    `return_after` (a detour is given time before it is judged); after a search that
+//    found nothing better, not again for `probe_interval` (the probes' next news), so a
+//    long episode with nothing better does not search on every message.
 //  - Selection: the candidates are the probe's ranked detours for D (mcm-probe: fastest
 //    first, within 25% by robustness) plus the direct path when the pair is detoured.
 //    Each is estimated at the triggering message's size: per leg, its base latency plus

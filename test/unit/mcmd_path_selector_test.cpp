@@ -53,6 +53,35 @@ TEST_CASE("path record: smoothed latency, runs and excess", "[runtime]") {
   CHECK(r.total() == 4);
 }
 
+TEST_CASE("path record: small messages on time do not end a run of slow large ones",
+          "[runtime]") {
+  // A flood shares the link's bandwidth: 64 KiB messages are late, 4-byte ones between
+  // them pass.
+  PathRecord r;
+  double t = 0;
+  for (int i = 0; i < 3; ++i) {
+    r.add({t += 0.01, 30000, 600, 65536, Zone::high, false});
+    r.add({t += 0.01, 30, 25, 4, Zone::low, false});
+  }
+  CHECK(r.congested_in_a_row() == 3);
+  CHECK(r.recent_min_excess_us(3) == 29400);  // of the large messages only
+  // A large message on time ends it.
+  r.add({t += 0.01, 650, 600, 65536, Zone::low, false});
+  CHECK(r.congested_in_a_row() == 0);
+  // Small ones late, a large one on time: the large one ends the small ones' run too.
+  r.add({t += 0.01, 9000, 25, 4, Zone::high, false});
+  r.add({t += 0.01, 9000, 25, 4, Zone::high, false});
+  CHECK(r.congested_in_a_row() == 2);
+  r.add({t += 0.01, 650, 600, 65536, Zone::low, false});
+  CHECK(r.congested_in_a_row() == 0);
+  // A run goes stale when its class is not seen for kRunTtl: only small messages now.
+  r.add({t += 0.01, 30000, 600, 65536, Zone::high, false});
+  r.add({t += 0.01, 30000, 600, 65536, Zone::high, false});
+  CHECK(r.congested_in_a_row() == 2);
+  r.add({t += PathRecord::kRunTtl + 0.1, 30, 25, 4, Zone::low, false});
+  CHECK(r.congested_in_a_row() == 0);
+}
+
 TEST_CASE("selector: a noisy path is not switched; a congested one is, after N in a row",
           "[runtime]") {
   PathSelector s = selector();
@@ -99,8 +128,15 @@ TEST_CASE("selector: a congested first leg or a peer's congested second leg is a
   CHECK(stay.kind == Decision::Kind::stay);
   CHECK(s2.via(1) == -1);
   CHECK(stay.reason.find("staying") != std::string::npos);
-  // The next search waits return_after: no decision on every congested message.
+  // The next search waits a probe interval: no decision on every congested message.
   CHECK_FALSE(s2.observe(1, -1, 20000, kBytes, t += 0.01, false));
+  // Then vm4's news (its path to vm2 clean again) is taken at once.
+  t += mcm::RuntimeConfig{}.probe_interval_ms / 1000.0;
+  s2.peer_report(3, {NAN, 50, NAN, NAN}, t);
+  const auto later = s2.observe(1, -1, 20000, kBytes, t += 0.01, false);
+  REQUIRE(later);
+  CHECK(later->kind == Decision::Kind::detour);
+  CHECK(later->to_via == 3);
 }
 
 TEST_CASE("selector: return after the direct path stayed healthy; flapping backs off",

@@ -15,7 +15,7 @@
 //   runtime:                                  # congestion detection (modes relay, adaptive)
 //     medium_factor: 2.0                      # latency/base from which a path is in the medium zone
 //     high_factor: 5.0                        # ... and in the high zone
-//     min_excess_us: 1000                     # a congested latency also exceeds base by this
+//     min_excess_us: 5000                     # a congested latency also exceeds base by this
 //     consecutive: 3                          # congested observations in a row that trigger a search
 //     return_after_ms: 1000                   # healthy time of the direct path before returning
 //     probe_interval_ms: 200                  # active probes between daemons
@@ -80,7 +80,7 @@ struct RuntimeConfig {
   /// ...and only when the latency also exceeds the base by this many µs: forwarding
   /// through daemons and scheduling on busy cores add delays that are not congestion (on
   /// the 2-core testbed a daemon's probe answer takes 100-500 µs when the ranks compute).
-  int min_excess_us = 1000;
+  int min_excess_us = 5000;
   /// Congested observations in a row on the path in use before an alternative is searched
   /// (a single slow message is noise, as PLB waits several congested rounds).
   int consecutive = 3;
