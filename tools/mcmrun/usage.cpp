@@ -17,8 +17,7 @@ MPI_APPNUM as under plain mpirun, and mcmrun exits with mpirun's status.
 
 mcmrun options (before the first program; --opt=value works too):
   --mode MODE      off, record, relay or adaptive (default: the config file's
-                   mode, else off). This release implements off, record and
-                   relay:
+                   mode, else off):
                      off     every MPI call passes through (for comparison)
                      record  pass-through, plus the application's pattern
                              of point-to-point messages (per pair of ranks and
@@ -26,7 +25,13 @@ mcmrun options (before the first program; --opt=value works too):
                              pattern.yaml of the log directory (default
                              ./mcm-record); mcm-probe --pattern takes its
                              message sizes from pattern.yaml
-                     relay   messages between VMs travel through the daemons
+                     relay   messages between VMs travel through the daemons,
+                             which move a congested pair of VMs to a detour
+                             (with --paths) and back once it is healthy
+                     adaptive  messages between VMs go straight from rank to
+                             rank while their path is healthy, and through
+                             the daemons (and a detour) only while it is
+                             congested: the mode for production runs
   --config FILE    MCM's YAML configuration. It is checked before anything
                    starts and given to every rank and daemon.
   --log-dir DIR    where the run's records go; created if missing. Relative to
@@ -35,7 +40,9 @@ mcmrun options (before the first program; --opt=value works too):
                    same path: use a shared file system for a single directory.
   --paths TOPO     the table `mcm-probe` wrote for this allocation (topo.yaml):
                    validated before anything starts, refused when it was
-                   measured on other hosts, handed to every mcmd
+                   measured on other hosts, handed to every mcmd. Without
+                   it, relay and adaptive count late messages but detect no
+                   congestion.
   --route FROM:TO:VIA
                    relay mode: send the traffic from VM FROM to VM TO through
                    VM VIA. A VM is a host name as written in the hostfile or
@@ -60,6 +67,8 @@ Examples:
   mcmrun -np 4 ./solver input.dat
   mcmrun --hostfile hosts.txt -np 16 --log-dir runs/1 ./solver input.dat
   mcmrun --mode record --hostfile hosts.txt -np 16 ./solver input.dat
+  mcm-probe --hostfile hosts.txt --out topo.yaml
+  mcmrun --mode adaptive --paths topo.yaml --hostfile hosts.txt -np 16 ./solver
   mcmrun --config mcm.yaml --host vm1:2,vm2:2 -np 4 ./a.out
   mcmrun -np 1 ./master : -np 8 ./worker
   mcmrun --dry-run --hostfile hosts.txt -np 6 ./a.out
