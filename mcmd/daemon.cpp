@@ -1,5 +1,6 @@
 #include "daemon.h"
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <spdlog/spdlog.h>
@@ -62,7 +63,19 @@ Outcome Daemon::run() {
   io_.run();
   if (relay_) relay_->log_summary();
   if (runtime_) runtime_->log_summary();
+  log_cpu_time();
   return outcome_;
+}
+
+void Daemon::log_cpu_time() const {
+  // The daemon shares its VM's cores with the ranks: what it took from them.
+  rusage usage{};
+  if (::getrusage(RUSAGE_SELF, &usage) != 0) return;
+  const auto seconds = [](const timeval& t) {
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
+  };
+  log_->info("cpu time: user {:.2f} s, system {:.2f} s; {} voluntary and {} involuntary context switches",
+             seconds(usage.ru_utime), seconds(usage.ru_stime), usage.ru_nvcsw, usage.ru_nivcsw);
 }
 
 void Daemon::expect_finalizing_rank() {

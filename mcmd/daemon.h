@@ -52,6 +52,7 @@ class Daemon {
   int terminating_signal() const { return signal_; }
 
  private:
+  void log_cpu_time() const;
   void expect_finalizing_rank();
   void on_rank_finalizing(const MPI_Status& status);
   void enter_shutdown_barrier();

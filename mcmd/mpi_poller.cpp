@@ -11,10 +11,11 @@ MpiPoller::MpiPoller(boost::asio::io_context& io, std::chrono::microseconds max_
       waiting_max_sleep_(std::clamp(waiting_max_sleep, min_sleep_, max_sleep_)),
       sleep_(min_sleep_) {}
 
-void MpiPoller::watch(MPI_Request request, Handler on_complete) {
+void MpiPoller::watch(MPI_Request request, Handler on_complete, Pace pace) {
   requests_.push_back(request);
   handlers_.push_back(std::move(on_complete));
-  sleep_ = min_sleep_;
+  urgent_.push_back(pace == Pace::urgent);
+  if (pace == Pace::urgent) sleep_ = min_sleep_;
   start();
 }
 
@@ -55,22 +56,26 @@ void MpiPoller::poll(bool rang) {
   statuses_.resize(requests_.size());
   int count = 0;
   if (n > 0) PMPI_Testsome(n, requests_.data(), &count, done_.data(), statuses_.data());
-  const bool completed = count != MPI_UNDEFINED && count > 0;
-  if (completed) {
+  bool completed = false;  // an urgent request completed
+  if (count != MPI_UNDEFINED && count > 0) {
     // Detach the finished handlers first: a handler may watch() new requests.
     std::vector<std::pair<Handler, MPI_Status>> finished;
-    for (int i = 0; i < count; ++i)
-      finished.emplace_back(std::move(handlers_[static_cast<size_t>(done_[static_cast<size_t>(i)])]),
-                            statuses_[static_cast<size_t>(i)]);
+    for (int i = 0; i < count; ++i) {
+      const auto index = static_cast<size_t>(done_[static_cast<size_t>(i)]);
+      completed = completed || urgent_[index];
+      finished.emplace_back(std::move(handlers_[index]), statuses_[static_cast<size_t>(i)]);
+    }
     size_t keep = 0;  // compact in one pass, keeping the order
     for (size_t i = 0; i < requests_.size(); ++i) {
       if (requests_[i] == MPI_REQUEST_NULL) continue;
       requests_[keep] = requests_[i];
       handlers_[keep] = std::move(handlers_[i]);
+      urgent_[keep] = urgent_[i];
       ++keep;
     }
     requests_.resize(keep);
     handlers_.resize(keep);
+    urgent_.resize(keep);
     for (auto& [handler, status] : finished) handler(status);
   }
   // Copied: the activity may replace or clear itself.

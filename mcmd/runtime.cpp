@@ -90,7 +90,7 @@ void Runtime::send_probe(int peer) {
   probe->t_send = mcm::wall_seconds();
   PMPI_Isend(probe.get(), sizeof *probe, MPI_BYTE, daemon, path::kTagProbe, layout_.private_comm,
              &request);
-  poller_.watch(request, [probe](const MPI_Status&) {});
+  poller_.watch(request, [probe](const MPI_Status&) {}, MpiPoller::Pace::background);
   ring(daemon);
   ++probes_sent_;
   ++probes_outstanding_;
@@ -110,7 +110,7 @@ void Runtime::answer_probe(int peer_daemon, const path::Probe& probe, double rec
   MPI_Request request;
   PMPI_Isend(reply->data(), static_cast<int>(reply->size()), MPI_BYTE, peer_daemon,
              path::kTagProbeReply, layout_.private_comm, &request);
-  poller_.watch(request, [reply](const MPI_Status&) {});
+  poller_.watch(request, [reply](const MPI_Status&) {}, MpiPoller::Pace::background);
   ring(peer_daemon);
   ++probes_answered_;
 }
