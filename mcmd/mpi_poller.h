@@ -3,8 +3,8 @@
 // Contract: poll() is called by a steady_timer, or at once by wake() when a doorbell
 // rang; each call tests the outstanding MPI requests once (PMPI_Testsome), runs the
 // completion handlers of those that finished, then runs the activity, if one is set (the
-// relay's probe loop). The delay before the next poll is min_sleep (100 µs) after any
-// completion or when the activity moved something; otherwise it doubles on every poll, up
+// relay's probe loop). The delay before the next poll is min_sleep (100 µs) after the
+// completion of an urgent request (Pace) or when the activity moved something; otherwise it doubles on every poll, up
 // to max_sleep when all is idle (an idle daemon wakes about 1/max_sleep times a second)
 // but only up to waiting_max_sleep (1 ms) while the activity has work in flight that did
 // not move (Open MPI's progress engine, which only turns inside MPI calls, still has

@@ -80,11 +80,11 @@ class PathRecord {
   const Observation& newest() const { return history_.back(); }
 
  private:
-  std::deque<Observation> history_;
   static int size_class(long long bytes) { return bytes >= kLargeBytes ? 1 : 0; }
   /// The class whose fresh congested run is the longer; -1 when neither has one.
   int leading_class() const;
 
+  std::deque<Observation> history_;
   double smoothed_ = 0;
   int congested_run_[2] = {0, 0};     ///< by size class
   double class_seen_[2] = {-1e300, -1e300};  ///< newest observation time, by size class
