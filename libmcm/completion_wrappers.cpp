@@ -172,13 +172,46 @@ int testsome(int incount, MPI_Request requests[], int* outcount, int indices[],
 namespace mcm::shim {
 
 int wait_engine_request(MPI_Request* request, MPI_Status* status) {
-  for (Backoff backoff;; backoff.idle()) {
-    Lock lock(the_engine().lock());
-    int error = MPI_SUCCESS;
-    MPI_Comm comm = MPI_COMM_NULL;
-    if (test_ours(request, status, &error, &comm)) return raise(comm, error);
-    if (the_engine().progress()) backoff.moved();
+  for (Backoff backoff;;) {
+    {
+      Lock lock(the_engine().lock());
+      int error = MPI_SUCCESS;
+      MPI_Comm comm = MPI_COMM_NULL;
+      if (test_ours(request, status, &error, &comm)) return raise(comm, error);
+      if (the_engine().blocking()) {
+        the_engine().block();
+        continue;
+      }
+      if (the_engine().progress()) backoff.moved();
+    }
+    backoff.idle();
   }
+}
+
+int wait_engine_op(engine::Op* op, MPI_Status* status) {
+  const MPI_Comm comm = op->comm;
+  for (Backoff backoff;;) {
+    {
+      Lock lock(the_engine().lock());
+      int error = MPI_SUCCESS;
+      if (the_engine().test_op(op, status, &error)) return raise(comm, error);
+      if (the_engine().blocking()) {
+        the_engine().block();
+        continue;
+      }
+      if (the_engine().progress()) backoff.moved();
+    }
+    backoff.idle();
+  }
+}
+
+int wait_request(MPI_Request* request, MPI_Status* status) {
+  bool ours = false;
+  {
+    Lock lock(the_engine().lock());
+    ours = *request != MPI_REQUEST_NULL && the_engine().owns(*request);
+  }
+  return ours ? wait_engine_request(request, status) : mcm_wait_progressing(request, status);
 }
 
 }  // namespace mcm::shim
@@ -188,12 +221,21 @@ extern "C" {
 int mcm_engine_active(void) { return the_engine().active() ? 1 : 0; }
 
 int mcm_wait_progressing(MPI_Request* request, MPI_Status* status) {
-  for (Backoff backoff;; backoff.idle()) {
-    Lock lock(the_engine().lock());
-    int flag = 0;
-    const int rc = PMPI_Test(request, &flag, status);
-    if (flag || rc != MPI_SUCCESS) return rc;
-    if (the_engine().progress()) backoff.moved();
+  for (Backoff backoff;;) {
+    {
+      Lock lock(the_engine().lock());
+      if (the_engine().blocking()) {
+        if (the_engine().quiet()) return PMPI_Wait(request, status);
+        int error = MPI_SUCCESS;
+        if (the_engine().block(request, 1, status, &error) == 0) return error;
+        continue;
+      }
+      int flag = 0;
+      const int rc = PMPI_Test(request, &flag, status);
+      if (flag || rc != MPI_SUCCESS) return rc;
+      if (the_engine().progress()) backoff.moved();
+    }
+    backoff.idle();
   }
 }
 
@@ -205,7 +247,7 @@ int MPI_Wait(MPI_Request* request, MPI_Status* status) {
     ours = the_engine().owns(*request);
   }
   if (ours) return mcm::shim::wait_engine_request(request, status);
-  return mcm_wait_progressing(request, status);
+  return mcm_wait_progressing(request, status);  // straight to PMPI_Wait when quiet
 }
 
 int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
@@ -215,9 +257,23 @@ int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
   bool failed = false;
   MPI_Comm failed_comm = MPI_COMM_NULL;  // native failures were raised by MPI already
   int remaining = count;
-  for (Backoff backoff; remaining > 0; backoff.idle()) {
-    Lock lock(the_engine().lock());
-    if (the_engine().progress()) backoff.moved();
+  std::vector<MPI_Request> natives;  // blocking: the pending native requests...
+  std::vector<int> native_index;     // ...and where they are in `requests`
+  for (Backoff backoff; remaining > 0;) {
+    std::unique_lock<mcm::engine::FairLock> lock(the_engine().lock());
+    const bool blocking = the_engine().blocking();
+    // Blocking waits test the native requests once; block() reports them afterwards.
+    const bool test_natives = !blocking || remaining == count;
+    if (!blocking && the_engine().progress()) backoff.moved();
+    auto finish = [&](size_t k, MPI_Comm comm) {
+      done[k] = true;
+      --remaining;
+      backoff.moved();
+      if (errors[k] != MPI_SUCCESS && !failed) failed_comm = comm;
+      failed = failed || errors[k] != MPI_SUCCESS;
+    };
+    natives.clear();
+    native_index.clear();
     for (int i = 0; i < count; ++i) {
       const size_t k = static_cast<size_t>(i);
       if (done[k]) continue;
@@ -225,17 +281,32 @@ int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
       MPI_Comm comm = MPI_COMM_NULL;
       if (requests[i] != MPI_REQUEST_NULL && the_engine().owns(requests[i])) {
         flag = test_ours(&requests[i], at(statuses, i), &errors[k], &comm);
-      } else {
+      } else if (test_natives) {
         errors[k] = PMPI_Test(&requests[i], &flag, at(statuses, i));
         flag = flag || errors[k] != MPI_SUCCESS;
       }
-      if (!flag) continue;
-      done[k] = true;
-      --remaining;
-      backoff.moved();
-      if (errors[k] != MPI_SUCCESS && !failed) failed_comm = comm;
-      failed = failed || errors[k] != MPI_SUCCESS;
+      if (flag) {
+        finish(k, comm);
+      } else if (blocking && !the_engine().owns(requests[i])) {
+        natives.push_back(requests[i]);
+        native_index.push_back(i);
+      }
     }
+    if (remaining == 0) continue;
+    if (!blocking) {
+      lock.unlock();
+      backoff.idle();
+      continue;
+    }
+    MPI_Status status;
+    int error = MPI_SUCCESS;
+    const int j = the_engine().block(natives.data(), static_cast<int>(natives.size()), &status, &error);
+    if (j < 0) continue;
+    const int i = native_index[static_cast<size_t>(j)];
+    requests[i] = natives[static_cast<size_t>(j)];
+    if (statuses != MPI_STATUSES_IGNORE) statuses[i] = status;
+    errors[static_cast<size_t>(i)] = error;
+    finish(static_cast<size_t>(i), MPI_COMM_NULL);
   }
   if (!failed) return MPI_SUCCESS;
   if (statuses != MPI_STATUSES_IGNORE)
@@ -243,21 +314,67 @@ int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
   return raise(failed_comm, MPI_ERR_IN_STATUS);
 }
 
+/// Blocking waits (mode adaptive): blocks in MPI until the engine moved or one of the
+/// native requests of `requests` completed; returns that one's index (updated in
+/// `requests`, its status and error stored), or -1.
+int block_on_natives(int count, MPI_Request requests[], MPI_Status* status, int* error) {
+  std::vector<MPI_Request> natives;
+  std::vector<int> where;
+  for (int i = 0; i < count; ++i) {
+    if (requests[i] == MPI_REQUEST_NULL || the_engine().owns(requests[i])) continue;
+    natives.push_back(requests[i]);
+    where.push_back(i);
+  }
+  const int j = the_engine().block(natives.data(), static_cast<int>(natives.size()), status, error);
+  if (j < 0) return -1;
+  const int i = where[static_cast<size_t>(j)];
+  requests[i] = natives[static_cast<size_t>(j)];
+  return i;
+}
+
 int MPI_Waitany(int count, MPI_Request requests[], int* index, MPI_Status* status) {
   if (!engine_on()) return PMPI_Waitany(count, requests, index, status);
-  for (Backoff backoff;; backoff.idle()) {
+  for (Backoff backoff;;) {
     int flag = 0;
     const int rc = testany(count, requests, index, &flag, status);
     if (flag || rc != MPI_SUCCESS) return rc;
+    if (!the_engine().blocking()) {
+      backoff.idle();
+      continue;
+    }
+    Lock lock(the_engine().lock());
+    int error = MPI_SUCCESS;
+    MPI_Status done;
+    const int i = block_on_natives(count, requests, &done, &error);
+    if (i < 0) continue;
+    *index = i;
+    if (status != MPI_STATUS_IGNORE) *status = done;
+    return error;
   }
 }
 
 int MPI_Waitsome(int incount, MPI_Request requests[], int* outcount, int indices[],
                  MPI_Status statuses[]) {
   if (!engine_on()) return PMPI_Waitsome(incount, requests, outcount, indices, statuses);
-  for (Backoff backoff;; backoff.idle()) {
+  for (Backoff backoff;;) {
     const int rc = testsome(incount, requests, outcount, indices, statuses);
     if (*outcount != 0 || rc != MPI_SUCCESS) return rc;
+    if (!the_engine().blocking()) {
+      backoff.idle();
+      continue;
+    }
+    Lock lock(the_engine().lock());
+    int error = MPI_SUCCESS;
+    MPI_Status done;
+    const int i = block_on_natives(incount, requests, &done, &error);
+    if (i < 0) continue;
+    *outcount = 1;
+    indices[0] = i;
+    if (statuses != MPI_STATUSES_IGNORE) {
+      statuses[0] = done;
+      statuses[0].MPI_ERROR = error;
+    }
+    return error == MPI_SUCCESS ? MPI_SUCCESS : MPI_ERR_IN_STATUS;
   }
 }
 

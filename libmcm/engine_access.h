@@ -7,6 +7,8 @@
 #include <chrono>
 #include <mutex>
 
+#include <sched.h>
+
 #include "engine/engine.h"
 #include "substitution.h"
 
@@ -19,7 +21,7 @@ inline Engine& the_engine() { return Engine::instance(); }
 
 /// The engine's context of `comm` (already substituted) when the engine handles it, or
 /// nullptr: then the call passes through to MPI.
-inline const Context* managed(MPI_Comm comm) {
+inline Context* managed(MPI_Comm comm) {
   Engine& e = the_engine();
   return e.active() ? e.contexts().find(comm) : nullptr;
 }
@@ -42,6 +44,10 @@ class Backoff {
 
   /// One unsuccessful poll; true when it waited on the doorbell (time has passed).
   bool idle() {
+    if (the_engine().blocking()) {  // mode adaptive: as plain MPI's waits (probe loops)
+      sched_yield();
+      return true;
+    }
     if (++idle_ <= kSpins) return false;
     if (the_engine().doorbell().wait(sleep_)) {
       // Rung: a frame is on its way. MPI's probes look at their queue before they run the
@@ -83,6 +89,7 @@ class PollPacing {
 
  private:
   void note(bool found) {
+    if (the_engine().blocking()) return;  // a waiter blocked in MPI wakes as plain MPI's does
     const auto now = std::chrono::steady_clock::now();
     if (found || now - last_ > kStreakGap) backoff_.moved();
     const bool waited = !found && backoff_.idle();
@@ -101,5 +108,9 @@ inline int raise(MPI_Comm comm, int error) {
 
 /// Waits for one of the engine's requests; raises its error. Drives the engine.
 int wait_engine_request(MPI_Request* request, MPI_Status* status);
+/// Waits for an operation from Engine::recv_op(); raises its error. Drives the engine.
+int wait_engine_op(engine::Op* op, MPI_Status* status);
+/// Waits for any request, the engine's or a native one. Drives the engine.
+int wait_request(MPI_Request* request, MPI_Status* status);
 
 }  // namespace mcm::shim

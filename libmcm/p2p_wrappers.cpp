@@ -1,10 +1,13 @@
 // The hand-written point-to-point wrappers (C). Same skeleton in each: substitute the
 // communicator; if the engine does not manage it (mode off/record, unmanaged
 // communicator) or an argument is invalid, pass the call to MPI unchanged (MPI then
-// raises exactly its own error); otherwise hand it to the engine. Every send, whichever
-// way it went, ends in recorder::counted_send() (mode record counts it).
+// raises exactly its own error); otherwise ask the engine which way the message goes
+// (Engine::send_path): natively (mode adaptive, healthy pair: the MPI call itself, no
+// engine operation) or through the engine. Every send, whichever way it went, ends in
+// recorder::counted_send() (mode record counts it).
 #include <mpi.h>
 
+#include "engine/datatype.h"
 #include "engine_access.h"
 #include "pattern_recorder.h"
 
@@ -14,11 +17,17 @@ using mcm::shim::Lock;
 using mcm::shim::PollPacing;
 using mcm::shim::managed;
 using mcm::shim::the_engine;
+using mcm::shim::wait_engine_op;
 using mcm::shim::wait_engine_request;
+using mcm::shim::wait_request;
 using SendMode = mcm::engine::SendMode;
+using SendPath = mcm::engine::Engine::SendPath;
 using mcm::shim::recorder::counted_send;
 
 namespace {
+
+using Blocking = int (*)(const void*, int, MPI_Datatype, int, int, MPI_Comm);
+using Nonblocking = int (*)(const void*, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request*);
 
 bool sendable(const Context* c, int count, MPI_Datatype type, int dest, int tag) {
   return c != nullptr && mcm::engine::Engine::valid_count_type(count, type) &&
@@ -30,39 +39,60 @@ bool receivable(const Context* c, int count, MPI_Datatype type, int source, int 
          mcm::engine::Engine::valid_peer(source, *c, true) && mcm::engine::Engine::valid_tag(tag, true);
 }
 
+/// Starts a send under the engine lock: natively (`native`, its MPI request) or as one of
+/// the engine's operations. Returns MPI's code of a native start, else MPI_SUCCESS.
 int start_send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
-               const Context& c, SendMode mode, MPI_Request* request) {
-  Lock lock(the_engine().lock());
-  *request = the_engine().isend(buf, count, type, dest, tag, comm, c, mode);
+               Context& c, SendMode mode, MPI_Request* request, Nonblocking native) {
+  mcm::engine::Engine& engine = the_engine();
+  const SendPath path = dest == MPI_PROC_NULL ? SendPath::frames : engine.send_path(c, dest);
+  if (path == SendPath::native) return native(buf, count, type, dest, tag, comm, request);
+  *request = engine.isend(buf, count, type, dest, tag, comm, c, mode, path);
   return MPI_SUCCESS;
 }
 
-// Blocking send of any mode: start it, then wait.
+// Blocking send of any mode: straight to MPI when the message goes natively and the
+// engine needs no progress meanwhile; otherwise start it, then wait.
 int send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
-         SendMode mode, int (*native)(const void*, int, MPI_Datatype, int, int, MPI_Comm)) {
+         SendMode mode, Blocking blocking, Nonblocking nonblocking) {
   comm = mcm_substitute(comm);
-  const Context* c = managed(comm);
+  Context* c = managed(comm);
   if (!sendable(c, count, type, dest, tag))
-    return counted_send(native(buf, count, type, dest, tag, comm), comm, dest, count, type);
-  MPI_Request request;
-  start_send(buf, count, type, dest, tag, comm, *c, mode, &request);
-  return counted_send(wait_engine_request(&request, MPI_STATUS_IGNORE), comm, dest, count, type);
+    return counted_send(blocking(buf, count, type, dest, tag, comm), comm, dest, count, type);
+  MPI_Request request = MPI_REQUEST_NULL;
+  bool direct = false;
+  {
+    Lock lock(the_engine().lock());
+    mcm::engine::Engine& engine = the_engine();
+    const SendPath path = dest == MPI_PROC_NULL ? SendPath::frames : engine.send_path(*c, dest);
+    if (path == SendPath::native && engine.quiet()) {
+      direct = true;  // blocks in MPI, not under the engine lock
+    } else if (path == SendPath::native) {
+      const int rc = nonblocking(buf, count, type, dest, tag, comm, &request);
+      if (rc != MPI_SUCCESS) return counted_send(rc, comm, dest, count, type);
+    } else {
+      request = engine.isend(buf, count, type, dest, tag, comm, *c, mode, path);
+    }
+  }
+  if (direct) return counted_send(blocking(buf, count, type, dest, tag, comm), comm, dest, count, type);
+  return counted_send(wait_request(&request, MPI_STATUS_IGNORE), comm, dest, count, type);
 }
 
 int isend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
-          MPI_Request* request, SendMode mode,
-          int (*native)(const void*, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request*)) {
+          MPI_Request* request, SendMode mode, Nonblocking native) {
   comm = mcm_substitute(comm);
-  const Context* c = managed(comm);
-  const int rc = sendable(c, count, type, dest, tag)
-                     ? start_send(buf, count, type, dest, tag, comm, *c, mode, request)
-                     : native(buf, count, type, dest, tag, comm, request);
+  Context* c = managed(comm);
+  int rc;
+  if (sendable(c, count, type, dest, tag)) {
+    Lock lock(the_engine().lock());
+    rc = start_send(buf, count, type, dest, tag, comm, *c, mode, request, native);
+  } else {
+    rc = native(buf, count, type, dest, tag, comm, request);
+  }
   return counted_send(rc, comm, dest, count, type);
 }
 
 int init(const void* buf, int count, MPI_Datatype type, int peer, int tag, MPI_Comm comm,
-         MPI_Request* request, SendMode mode, bool receive,
-         int (*native)(const void*, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request*)) {
+         MPI_Request* request, SendMode mode, bool receive, Nonblocking native) {
   comm = mcm_substitute(comm);
   const Context* c = managed(comm);
   const bool ok = receive ? receivable(c, count, type, peer, tag) : sendable(c, count, type, peer, tag);
@@ -93,20 +123,20 @@ int attached_buffer_bytes = 0;  // MPI_Bsend without a buffer: let MPI report th
 extern "C" {
 
 int MPI_Send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
-  return send(buf, count, type, dest, tag, comm, SendMode::standard, PMPI_Send);
+  return send(buf, count, type, dest, tag, comm, SendMode::standard, PMPI_Send, PMPI_Isend);
 }
 int MPI_Rsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
-  return send(buf, count, type, dest, tag, comm, SendMode::ready, PMPI_Rsend);
+  return send(buf, count, type, dest, tag, comm, SendMode::ready, PMPI_Rsend, PMPI_Irsend);
 }
 int MPI_Ssend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
-  return send(buf, count, type, dest, tag, comm, SendMode::synchronous, PMPI_Ssend);
+  return send(buf, count, type, dest, tag, comm, SendMode::synchronous, PMPI_Ssend, PMPI_Issend);
 }
 int MPI_Bsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
   if (attached_buffer_bytes == 0) {
     comm = mcm_substitute(comm);
     return counted_send(PMPI_Bsend(buf, count, type, dest, tag, comm), comm, dest, count, type);
   }
-  return send(buf, count, type, dest, tag, comm, SendMode::buffered, PMPI_Bsend);
+  return send(buf, count, type, dest, tag, comm, SendMode::buffered, PMPI_Bsend, PMPI_Ibsend);
 }
 
 int MPI_Isend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
@@ -148,33 +178,35 @@ int MPI_Recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_C
   const Context* c = managed(comm);
   if (!receivable(c, count, type, source, tag))
     return PMPI_Recv(buf, count, type, source, tag, comm, status);
-  MPI_Request request;
+  mcm::engine::Op* op;
   {
     Lock lock(the_engine().lock());
-    request = the_engine().irecv(buf, count, type, source, tag, comm, *c);
+    op = the_engine().recv_op(buf, count, type, source, tag, comm, *c);
   }
-  return wait_engine_request(&request, status);
+  return wait_engine_op(op, status);
 }
 
 int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
                  int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source,
                  int recvtag, MPI_Comm comm, MPI_Status* status) {
   comm = mcm_substitute(comm);
-  const Context* c = managed(comm);
+  Context* c = managed(comm);
   if (!sendable(c, sendcount, sendtype, dest, sendtag) ||
       !receivable(c, recvcount, recvtype, source, recvtag))
     return counted_send(PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
                                       recvcount, recvtype, source, recvtag, comm, status),
                         comm, dest, sendcount, sendtype);
-  MPI_Request send_request, recv_request;
+  MPI_Request send_request;
+  mcm::engine::Op* receive;
+  int send_error;
   {
     Lock lock(the_engine().lock());
-    recv_request = the_engine().irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, *c);
-    send_request = the_engine().isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, *c,
-                                      SendMode::standard);
+    receive = the_engine().recv_op(recvbuf, recvcount, recvtype, source, recvtag, comm, *c);
+    send_error = start_send(sendbuf, sendcount, sendtype, dest, sendtag, comm, *c,
+                            SendMode::standard, &send_request, PMPI_Isend);
   }
-  const int send_error = wait_engine_request(&send_request, MPI_STATUS_IGNORE);
-  const int recv_error = wait_engine_request(&recv_request, status);
+  if (send_error == MPI_SUCCESS) send_error = wait_request(&send_request, MPI_STATUS_IGNORE);
+  const int recv_error = wait_engine_op(receive, status);
   return counted_send(recv_error != MPI_SUCCESS ? recv_error : send_error, comm, dest,
                       sendcount, sendtype);
 }
@@ -182,21 +214,26 @@ int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int 
 int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int sendtag,
                          int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
   comm = mcm_substitute(comm);
-  const Context* c = managed(comm);
+  Context* c = managed(comm);
   if (!sendable(c, count, type, dest, sendtag) || !receivable(c, count, type, source, recvtag))
     return counted_send(
         PMPI_Sendrecv_replace(buf, count, type, dest, sendtag, source, recvtag, comm, status),
         comm, dest, count, type);
-  MPI_Request send_request, recv_request;
+  // The message leaves from a packed copy (a native or fenced send reads the user's buffer
+  // until it completes), so the receive may overwrite the buffer at once.
+  const std::vector<char> copy =
+      dest == MPI_PROC_NULL ? std::vector<char>() : mcm::engine::pack(buf, count, type);
+  MPI_Request send_request;
+  mcm::engine::Op* receive;
+  int send_error;
   {
-    // The send copies the data into its frames at once, so the receive may overwrite it.
     Lock lock(the_engine().lock());
-    send_request = the_engine().isend(buf, count, type, dest, sendtag, comm, *c,
-                                      SendMode::standard);
-    recv_request = the_engine().irecv(buf, count, type, source, recvtag, comm, *c);
+    send_error = start_send(copy.data(), static_cast<int>(copy.size()), MPI_PACKED, dest, sendtag,
+                            comm, *c, SendMode::standard, &send_request, PMPI_Isend);
+    receive = the_engine().recv_op(buf, count, type, source, recvtag, comm, *c);
   }
-  const int send_error = wait_engine_request(&send_request, MPI_STATUS_IGNORE);
-  const int recv_error = wait_engine_request(&recv_request, status);
+  if (send_error == MPI_SUCCESS) send_error = wait_request(&send_request, MPI_STATUS_IGNORE);
+  const int recv_error = wait_engine_op(receive, status);
   return counted_send(recv_error != MPI_SUCCESS ? recv_error : send_error, comm, dest, count,
                       type);
 }

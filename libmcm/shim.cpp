@@ -126,7 +126,8 @@ static void write_record() {
   std::fprintf(f,
                "world_rank: %d\nvm: %d\nmessages_sent: %llu\nbytes_sent: %llu\nframes_sent: %llu\n"
                "messages_received: %llu\nbytes_received: %llu\nmatch_acks_sent: %llu\n"
-               "late_messages: %llu\npath_acks_sent: %llu\nroute_updates: %llu\n",
+               "late_messages: %llu\npath_acks_sent: %llu\nroute_updates: %llu\n"
+               "native_sends: %llu\nfences: %llu\nnatives_taken: %llu\nflushes: %llu\n",
                g_layout.world_rank, g_layout.vm, static_cast<unsigned long long>(c.messages_sent),
                static_cast<unsigned long long>(c.bytes_sent),
                static_cast<unsigned long long>(c.frames_sent),
@@ -135,7 +136,11 @@ static void write_record() {
                static_cast<unsigned long long>(c.match_acks_sent),
                static_cast<unsigned long long>(c.late_messages),
                static_cast<unsigned long long>(engine.late_acks_sent()),
-               static_cast<unsigned long long>(c.route_updates));
+               static_cast<unsigned long long>(c.route_updates),
+               static_cast<unsigned long long>(c.native_sends),
+               static_cast<unsigned long long>(c.fences),
+               static_cast<unsigned long long>(c.natives_taken),
+               static_cast<unsigned long long>(c.flushes));
   std::fclose(f);
 }
 

@@ -39,7 +39,9 @@ void mcm_comm_created(MPI_Comm comm);
  * (an MPI_Ssend's acknowledgement, a large frame), which MPI's progress rule forbids. */
 int mcm_engine_active(void);
 
-/* Waits for a native request while driving the engine; MPI_Wait's contract. */
+/* Waits for a native request while driving the engine; MPI_Wait's contract.
+ * Collectives always take this way while the engine runs, never a shortcut: a blocking
+ * collective does not match the nonblocking twin another rank may have started. */
 int mcm_wait_progressing(MPI_Request* request, MPI_Status* status);
 
 /* Called by a Fortran entry point whose Open MPI binding (pmpi_*_) is not loaded:

@@ -80,6 +80,8 @@ class PathSelector {
 
   /// The intermediate VM D's traffic takes now, -1 for direct.
   int via(int destination) const { return via_[static_cast<size_t>(destination)]; }
+  /// Whether a static route (--route) decides this VM's traffic to `destination`.
+  bool pinned(int destination) const { return pinned_[static_cast<size_t>(destination)]; }
   bool detoured(int destination) const { return via(destination) >= 0; }
   /// This VM's current excess over the base (µs) on its direct path to every VM: the least
   /// of its kRecent newest observations, +inf while congested (`consecutive` in a row),

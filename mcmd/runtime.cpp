@@ -31,6 +31,7 @@ Runtime::Runtime(const Layout& layout, MpiPoller& poller, boost::asio::io_contex
       }()),
       notify_ranks_(notify_ranks),
       timer_(io),
+      flip_timer_(io),
       acks_from_(static_cast<size_t>(layout.daemon_count), 0) {
   for (int rank : layout.world_rank_of_app_rank)
     if (layout.vm_of_world_rank[static_cast<size_t>(rank)] == layout.vm)
@@ -61,8 +62,31 @@ Runtime::Runtime(const Layout& layout, MpiPoller& poller, boost::asio::io_contex
 }
 
 void Runtime::start() {
+  // Mode adaptive: the ranks wait in MPI_Init for their initial routes (wire.h rule 7):
+  // the pairs a static route pins go through the daemons from the first message.
+  if (notify_ranks_) {
+    for (int vm = 0; vm < layout_.daemon_count; ++vm)
+      if (vm != layout_.vm && selector_.pinned(vm)) notify(vm, /*through_daemons=*/true);
+    notify(wire::kInitialRoutesEnd, false);
+  }
   probing_ = layout_.daemon_count > 1;
   if (probing_) on_timer();
+  if (notify_ranks_ && config_.flip_routes_ms > 0) {
+    log_->warn("runtime: flip_routes_ms {}: every unpinned pair alternates between the native "
+               "path and the daemons (testing)", config_.flip_routes_ms);
+    flip_routes();
+  }
+}
+
+void Runtime::flip_routes() {
+  flip_timer_.expires_after(std::chrono::milliseconds(config_.flip_routes_ms));
+  flip_timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (ec || !probing_) return;
+    flipped_ = !flipped_;
+    for (int vm = 0; vm < layout_.daemon_count; ++vm)
+      if (vm != layout_.vm && !selector_.pinned(vm)) notify(vm, flipped_ || selector_.detoured(vm));
+    flip_routes();
+  });
 }
 
 void Runtime::on_timer() {
@@ -230,6 +254,7 @@ void Runtime::notify(int destination_vm, bool through_daemons) {
 void Runtime::quiesce(std::chrono::milliseconds grace, std::function<void()> done) {
   probing_ = false;
   timer_.cancel();
+  flip_timer_.cancel();
   quiesce_deadline_ = std::chrono::steady_clock::now() + grace;
   on_quiesced_ = std::move(done);
   check_quiesced();

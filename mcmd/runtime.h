@@ -64,6 +64,8 @@ class Runtime {
 
  private:
   void on_timer();
+  /// RuntimeConfig::flip_routes_ms: the next flip of every unpinned pair.
+  void flip_routes();
   void send_probe(int peer);
   void answer_probe(int peer, const path::Probe& probe, double received);
   void on_probe_reply(int peer, const std::vector<char>& bytes);
@@ -86,6 +88,8 @@ class Runtime {
   bool notify_ranks_;
   std::vector<int> local_ranks_;
   boost::asio::steady_timer timer_;
+  boost::asio::steady_timer flip_timer_;
+  bool flipped_ = false;  ///< flip_routes(): the unpinned pairs go through the daemons
   std::uint64_t ticks_ = 0;
   std::uint64_t probe_seq_ = 0;
   int probes_outstanding_ = 0;

@@ -177,6 +177,8 @@ const std::vector<Key>& runtime_keys() {
               [](Config& c) -> int& { return c.runtime.return_after_ms; }),
       integer("probe_interval_ms", 5, 60000,
               [](Config& c) -> int& { return c.runtime.probe_interval_ms; }),
+      integer("flip_routes_ms", 0, 3600000,
+              [](Config& c) -> int& { return c.runtime.flip_routes_ms; }),
   };
   return keys;
 }

@@ -34,7 +34,11 @@ Engine& Engine::instance() {
 
 void Engine::start(const mcm::Layout& layout, std::size_t chunk_bytes, bool adaptive) {
   layout_ = &layout;
-  frames_.start(layout, chunk_bytes, /*via_daemons=*/true, doorbell_, adaptive);
+  adaptive_ = adaptive && layout.local_daemon >= 0;
+  int provided = MPI_THREAD_SINGLE;
+  PMPI_Query_thread(&provided);
+  blocking_ = adaptive_ && provided != MPI_THREAD_MULTIPLE;
+  frames_.start(layout, chunk_bytes, /*via_daemons=*/true, doorbell_, adaptive_);
   late_.start(layout);
   reporting_ = layout.local_daemon >= 0;
   last_progress_end_ = gap_start_ = gap_end_ = mcm::wall_seconds();
@@ -47,6 +51,14 @@ void Engine::stop() {
   if (!active_) return;
   while (detached_ > 0 || frames_.in_flight() > 0) progress();
   late_.drain();
+  // Backings of receives the application never completed (it would wait forever).
+  for (MPI_Request& r : natives_) {
+    PMPI_Cancel(&r);
+    PMPI_Wait(&r, MPI_STATUS_IGNORE);
+  }
+  natives_.clear();
+  native_ops_.clear();
+  frames_.stop();
   active_ = false;
   contexts_.stop();
   PMPI_Comm_free(&self_);
@@ -90,10 +102,18 @@ void Engine::start_send(Op* op, const Context* c) {
 }
 
 MPI_Request Engine::isend(const void* buf, int count, MPI_Datatype type, int dest, int tag,
-                          MPI_Comm comm, const Context& c, SendMode mode) {
+                          MPI_Comm comm, Context& c, SendMode mode, SendPath path) {
   Op* op = new_call(Op::Kind::send, buf, count, type, dest, tag, comm, c.id, mode, true);
   op->status_tag = tag;  // also for MPI_PROC_NULL, as before
-  start_send(op, &c);
+  if (path == SendPath::fence && dest != MPI_PROC_NULL) {
+    op->source = c.my_rank;
+    send_fence(op, c);
+  } else if (path == SendPath::hold && dest != MPI_PROC_NULL) {
+    op->source = c.my_rank;
+    hold(op, peer_state(c, dest));
+  } else {
+    start_send(op, &c);
+  }
   return op->handle;
 }
 
@@ -141,6 +161,22 @@ MPI_Request Engine::irecv(void* buf, int count, MPI_Datatype type, int source, i
   return op->handle;
 }
 
+Op* Engine::recv_op(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+                    const Context& c) {
+  Op* op = new_call(Op::Kind::recv, buf, count, type, source, tag, comm, c.id,
+                    SendMode::standard, false);
+  post_receive(op);
+  return op;
+}
+
+bool Engine::test_op(Op* op, MPI_Status* status, int* error) {
+  if (!op->user_done) return false;
+  fill_status(status, *op);
+  *error = op->error;
+  delete op;
+  return true;
+}
+
 void Engine::post_receive(Op* op) {
   op->t_request = mcm::wall_seconds();
   op->target = describe(op->buf, op->count, op->type);
@@ -150,7 +186,14 @@ void Engine::post_receive(Op* op) {
     complete(op);
     return;
   }
-  if (Message* m = matcher_.post(op, Pattern{op->context, op->peer, op->tag})) bind(op, m);
+  if (Message* m = matcher_.post(op, Pattern{op->context, op->peer, op->tag})) {
+    bind(op, m);
+  } else if (adaptive_) {
+    // Backed by a native receive (wire.h rule 9): natives land straight in the buffer.
+    op->native = Op::Native::backing;
+    PMPI_Irecv(op->buf, op->count, op->type, op->peer, op->tag, op->comm, &op->native_request);
+    watch(op);
+  }
 }
 
 MPI_Request Engine::persistent(Op::Kind kind, void* buf, int count, MPI_Datatype type, int peer,
@@ -160,13 +203,27 @@ MPI_Request Engine::persistent(Op::Kind kind, void* buf, int count, MPI_Datatype
 
 void Engine::start_persistent(MPI_Request request) {
   Op* p = ops_.at(request);
-  const Context* c = contexts_.find(p->context);
+  Context* c = contexts_.find(p->context);
   const bool send = p->kind == Op::Kind::persistent_send;
   Op* op = new_call(send ? Op::Kind::send : Op::Kind::recv, p->buf, p->count, p->type, p->peer,
                     p->tag, p->comm, p->context, p->mode, false);
   p->active = op;
   if (send) {
-    start_send(op, c);
+    const SendPath path = c != nullptr && op->peer != MPI_PROC_NULL ? send_path(*c, op->peer)
+                                                                     : SendPath::frames;
+    if (path == SendPath::frames) {
+      start_send(op, c);
+      return;
+    }
+    op->source = c->my_rank;
+    op->status_tag = op->tag;
+    if (path == SendPath::fence) {
+      send_fence(op, *c);
+    } else if (path == SendPath::hold) {
+      hold(op, peer_state(*c, op->peer));
+    } else {
+      send_native(op);
+    }
   } else {
     post_receive(op);
   }
@@ -177,6 +234,11 @@ void Engine::start_persistent(MPI_Request request) {
 bool Engine::iprobe(int source, int tag, const Context& c, MPI_Status* status) {
   progress();
   const auto* found = matcher_.peek(Pattern{c.id, source, tag});
+  if (found == nullptr && adaptive_) {  // what the engine holds is older than MPI's queue
+    int flag = 0;
+    PMPI_Iprobe(source, tag, c.comm, &flag, status);
+    return flag != 0;
+  }
   if (found == nullptr) return false;
   fill_probe_status(status, found->first->envelope);
   return true;
@@ -186,6 +248,11 @@ bool Engine::improbe(int source, int tag, const Context& c, MPI_Message* message
                      MPI_Status* status) {
   progress();
   const auto* found = matcher_.peek(Pattern{c.id, source, tag});
+  if (found == nullptr && adaptive_) {  // a native message: MPI_Mrecv passes it to MPI
+    int flag = 0;
+    PMPI_Improbe(source, tag, c.comm, &flag, message, status);
+    return flag != 0;
+  }
   if (found == nullptr) return false;
   Message* m = found->first;
   fill_probe_status(status, m->envelope);
@@ -214,6 +281,19 @@ MPI_Request Engine::imrecv(void* buf, int count, MPI_Datatype type, MPI_Message*
 // ---- arriving frames -------------------------------------------------------------------
 
 void Engine::on_frame(const wire::Envelope& e, const char* payload) {
+  if (e.kind == wire::kFlushAck) {
+    on_flush_ack(e);
+    return;
+  }
+  if (adaptive_ && (e.kind == wire::kData || e.kind == wire::kFlush) && e.offset == 0)
+    open_epoch(e);
+  if (e.kind == wire::kFlush) {
+    Message* marker = new Message;
+    marker->envelope = e;
+    const Arrival a{e.context, e.source, e.source_in_comm, e.tag, e.seq, /*marker=*/true};
+    for (auto& [message, receive] : matcher_.arrive(marker, a)) deliver(message, receive);
+    return;
+  }
   if (e.kind == wire::kRouteUpdate) {
     frames_.set_through_daemons(e.tag, (e.flags & wire::kFlagThroughDaemons) != 0);
     ++counters_.route_updates;
@@ -240,8 +320,7 @@ void Engine::on_frame(const wire::Envelope& e, const char* payload) {
       note_arrival(m, e);
     }
     const Arrival a{e.context, e.source, e.source_in_comm, e.tag, e.seq};
-    for (auto& [message, receive] : matcher_.arrive(m, a))
-      if (receive != nullptr) bind(receive, message);
+    for (auto& [message, receive] : matcher_.arrive(m, a)) deliver(message, receive);
     return;
   }
   const auto it = assembling_.find(key);
@@ -304,7 +383,7 @@ void Engine::note_arrival(Message* m, const wire::Envelope& e) {
 void Engine::report_if_late(const Op& op, const Message& m) {
   const wire::Envelope& e = m.envelope;
   const int source_vm = layout_->vm_of_world_rank[static_cast<size_t>(e.source)];
-  if (!reporting_ || source_vm == layout_->vm || source_vm < 0) return;
+  if (!reporting_ || source_vm == layout_->vm || source_vm < 0 || m.native) return;
   if (!(m.t_arrival > op.t_request)) return;  // it was there before it was asked for
   ++counters_.late_messages;
   path::LateArrival a;
@@ -385,9 +464,10 @@ bool Engine::progress() {
     gap_start_ = last_progress_end_;
     gap_end_ = start;
   }
-  const bool moved =
+  bool moved =
       frames_.poll([this](const wire::Envelope& e, const char* p) { on_frame(e, p); },
                    [this](Op* op) { on_sent(op); });
+  if (!natives_.empty()) moved = poll_natives() || moved;
   last_progress_end_ = mcm::wall_seconds();
   late_.poll(last_progress_end_);
   return moved;
@@ -456,6 +536,7 @@ void Engine::cancel(MPI_Request request) {
   if (op->kind == Op::Kind::persistent_recv) op = op->active;
   if (op == nullptr || op->kind != Op::Kind::recv || op->message != nullptr || op->done) return;
   if (!matcher_.cancel(op, op->context)) return;
+  if (!unback(op)) return;  // its backing had matched a message: not cancelled
   op->cancelled = true;
   complete(op);
 }

@@ -15,6 +15,12 @@
 // Errors on erroneous arguments (rank, tag, count, datatype) are left to MPI: the call is
 // passed through to PMPI unchanged, which raises exactly the error MPI would.
 //
+// Mode adaptive (wire.h rules 9-11, native_path.cpp): messages of healthy pairs are
+// plain MPI messages on the application's communicators; the engine frames only what
+// the daemons carry, backs every receive with a native one, and waits inside MPI
+// (block()) instead of polling and sleeping, unless the application runs
+// MPI_THREAD_MULTIPLE.
+//
 // Threads: every public function expects the caller to hold lock().
 #pragma once
 
@@ -48,12 +54,40 @@ class Engine {
   FairLock& lock() { return mutex_; }
   ContextRegistry& contexts() { return contexts_; }
 
+  /// How the next message to `peer` of `c` travels (mode adaptive: wire.h rules 9-11;
+  /// otherwise always frames). Deciding is part of sending: a native decision counts the
+  /// message as sent natively, and leaving a detour sends the flush.
+  enum class SendPath { native, fence, frames, hold };
+  SendPath send_path(Context& c, int peer);
+  /// Whether waits block inside MPI (block()): mode adaptive, single-threaded, and
+  /// nothing travels through the daemons to or from this rank. Otherwise waits poll and
+  /// sleep on the doorbell: ranks spinning in MPI take the cores the daemons need to
+  /// forward (a detoured 8-byte ping-pong took 2x as long).
+  bool blocking() const {
+    return blocking_ && framing_ == 0 && epochs_.empty() && frames_.in_flight() == 0;
+  }
+  /// Nothing of the engine needs its progress (no receive posted, nothing in flight):
+  /// a blocking MPI call may go straight to MPI.
+  bool quiet() const;
+  /// Blocks in PMPI_Waitany until one of the engine's requests or of `extras[0..n)`
+  /// completes, then makes progress. Returns the index of the extra that completed (its
+  /// status in *status, its error in *error, extras[i] as MPI left it), or -1.
+  int block(MPI_Request* extras = nullptr, int n = 0, MPI_Status* status = nullptr,
+            int* error = nullptr);
+
   /// Starts a send or receive and returns its handle (a grequest, or a persistent
   /// request's). `context` must be comm's. Arguments must be valid (see valid_*).
+  /// `path` comes from send_path() (not native).
   MPI_Request isend(const void* buf, int count, MPI_Datatype type, int dest, int tag,
-                    MPI_Comm comm, const Context& context, SendMode mode);
+                    MPI_Comm comm, Context& context, SendMode mode,
+                    SendPath path = SendPath::frames);
   MPI_Request irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
                     const Context& context);
+  /// A receive without a user-visible handle (MPI_Recv): poll it with test_op().
+  Op* recv_op(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+              const Context& context);
+  /// If `op` (from recv_op) has completed: fills `status`, stores its error, deletes it.
+  bool test_op(Op* op, MPI_Status* status, int* error);
   MPI_Request persistent(Op::Kind kind, void* buf, int count, MPI_Datatype type, int peer,
                          int tag, MPI_Comm comm, const Context& context, SendMode mode);
   void start_persistent(MPI_Request request);
@@ -89,6 +123,10 @@ class Engine {
     /// each reported to its source VM's daemon (mcm/path_messages.h).
     std::uint64_t late_messages = 0;
     std::uint64_t route_updates = 0;  ///< kRouteUpdate frames from the daemon (adaptive)
+    /// Mode adaptive: messages sent natively (healthy pairs and fences; not counted in
+    /// messages_sent), fences among them, natives taken out of MPI at an epoch's start,
+    /// and flushes sent.
+    std::uint64_t native_sends = 0, fences = 0, natives_taken = 0, flushes = 0;
   };
   const Counters& counters() const { return counters_; }
   /// Late-message records handed to MPI for the source daemons (== late_messages after
@@ -109,6 +147,31 @@ class Engine {
   /// communicator gone (`c` null).
   void start_send(Op* op, const Context* c);
   void send_frames(Op* op, const Context& c, const void* buf);
+  /// The message of `op` as a fence (wire.h rule 10).
+  void send_fence(Op* op, Context& c);
+  /// Sends a kFlush to `peer` of `c` (wire.h rule 11).
+  void send_flush(Context& c, int peer, PeerSendState& state);
+  /// Holds the message of `op` until the flush is answered (wire.h rule 11).
+  void hold(Op* op, PeerSendState& state);
+  /// Sends the held messages of `state`: natively, or as frames when detoured again.
+  void release_held(Context& c, PeerSendState& state, bool as_frames);
+  /// Sends `op` natively (its mode's nonblocking call) and watches it.
+  void send_native(Op* op);
+  PeerSendState& peer_state(Context& c, int peer);
+
+  // Native requests the engine watches (backings, fences, persistent natives).
+  void watch(Op* op);
+  void unwatch(Op* op);
+  bool poll_natives();
+  void on_native(Op* op, const MPI_Status& status, int error);
+  /// Withdraws a receive's backing before a framed message is bound to it; false when
+  /// the backing had matched a native first (the receive is then complete with it).
+  bool unback(Op* op);
+  /// Binds what the matcher paired, re-offering a message whose receive was taken.
+  void deliver(Message* m, Op* receive);
+  void open_epoch(const wire::Envelope& e);
+  void on_flush(Message* marker);
+  void on_flush_ack(const wire::Envelope& e);
   void post_receive(Op* op);
   void on_frame(const wire::Envelope& e, const char* payload);
   void on_sent(Op* op);
@@ -125,6 +188,16 @@ class Engine {
   void release(Op* op);
 
   bool active_ = false;
+  bool adaptive_ = false;
+  bool blocking_ = false;
+  std::vector<MPI_Request> natives_;  ///< contiguous for PMPI_Testsome / Waitany
+  std::vector<Op*> native_ops_;       ///< native_ops_[i] owns natives_[i]
+  std::vector<MPI_Request> wait_set_;  ///< block() scratch
+  std::vector<int> done_indices_;
+  std::vector<MPI_Status> done_statuses_;
+  std::unordered_set<std::uint64_t> epochs_;  ///< (sender world rank << 32 | context)
+  int framing_ = 0;  ///< peers this rank sends frames to (PeerSendState::framing)
+  int held_ = 0;     ///< sends held for a kFlushAck (PeerSendState::held)
   const mcm::Layout* layout_ = nullptr;
   FairLock mutex_;
   ContextRegistry contexts_;

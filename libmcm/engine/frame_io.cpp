@@ -24,6 +24,47 @@ void FrameIO::start(const mcm::Layout& layout, std::size_t chunk_bytes, bool via
   my_tag_ = wire::data_tag(layout.world_rank);
   bell_ = &bell;
   lane_window_bytes_ = kLaneWindowFrames * wire::charge(sizeof(wire::Envelope) + chunk_bytes_);
+  use_attention_ = adaptive;
+  if (use_attention_) {
+    // The initial routes (wire.h rule 7), before any application message can leave.
+    for (;;) {
+      wire::Envelope e;
+      PMPI_Recv(&e, sizeof e, MPI_BYTE, layout.local_daemon, my_tag_, layout.private_comm,
+                MPI_STATUS_IGNORE);
+      if (e.kind != wire::kRouteUpdate || e.tag == wire::kInitialRoutesEnd) break;
+      set_through_daemons(e.tag, (e.flags & wire::kFlagThroughDaemons) != 0);
+    }
+    attention_buffer_.resize(sizeof(wire::Envelope) + chunk_bytes_);
+    post_attention();
+  }
+}
+
+void FrameIO::stop() {
+  if (attention_ == MPI_REQUEST_NULL) return;
+  PMPI_Cancel(&attention_);
+  PMPI_Wait(&attention_, MPI_STATUS_IGNORE);
+  use_attention_ = false;
+}
+
+void FrameIO::post_attention() {
+  PMPI_Irecv(attention_buffer_.data(), static_cast<int>(attention_buffer_.size()), MPI_BYTE,
+             MPI_ANY_SOURCE, my_tag_, layout_->private_comm, &attention_);
+}
+
+void FrameIO::wait_set(std::vector<MPI_Request>& out) const {
+  out.push_back(attention_);
+  out.insert(out.end(), requests_.begin(), requests_.end());
+}
+
+void FrameIO::completed(std::size_t index, const MPI_Request& left, const MPI_Status& status) {
+  if (index == 0) {
+    attention_ = left;
+    attention_ready_ = true;
+    attention_status_ = status;
+    return;
+  }
+  requests_[index - 1] = left;
+  sends_completed_ = true;
 }
 
 void FrameIO::post(std::unique_ptr<char[]> buffer, int bytes, int hop, int tag, Op* op,
@@ -103,6 +144,41 @@ int FrameIO::send(wire::Envelope e, const char* payload, Op* op) {
   return frames;
 }
 
+void FrameIO::compact(const SentHandler& on_sent) {
+  sent_.clear();
+  freed_lanes_.clear();
+  size_t keep = 0;
+  for (size_t i = 0; i < requests_.size(); ++i) {
+    if (requests_[i] == MPI_REQUEST_NULL) {
+      sent_.push_back(posted_[i].op);
+      if (Lane* lane = posted_[i].lane) {
+        lane->unmatched -= posted_[i].charge;
+        freed_lanes_.push_back(lane);
+      }
+      continue;
+    }
+    requests_[keep] = requests_[i];
+    posted_[keep] = std::move(posted_[i]);
+    ++keep;
+  }
+  requests_.resize(keep);
+  posted_.resize(keep);
+  bool posted = false;
+  for (Lane* lane : freed_lanes_) posted = post_waiting(*lane) || posted;
+  if (posted)
+    bell_->ring(layout_->doorbell_of_world_rank[static_cast<size_t>(layout_->local_daemon)]);
+  for (Op* op : sent_) on_sent(op);
+}
+
+void FrameIO::handle(const char* data, int bytes, int source, const FrameHandler& on_frame) {
+  // A large frame came by rendezvous: its sender can complete its send now.
+  if (bytes > kRendezvousFromBytes)
+    bell_->ring(layout_->doorbell_of_world_rank[static_cast<size_t>(source)]);
+  wire::Envelope e;
+  std::memcpy(&e, data, sizeof e);
+  on_frame(e, data + sizeof e);
+}
+
 bool FrameIO::poll(const FrameHandler& on_frame, const SentHandler& on_sent) {
   bool moved = false;
   if (!requests_.empty()) {
@@ -110,33 +186,30 @@ bool FrameIO::poll(const FrameHandler& on_frame, const SentHandler& on_sent) {
     done_.resize(requests_.size());
     PMPI_Testsome(static_cast<int>(requests_.size()), requests_.data(), &count, done_.data(),
                   MPI_STATUSES_IGNORE);
-    if (count != MPI_UNDEFINED && count > 0) {
+    if ((count != MPI_UNDEFINED && count > 0) || sends_completed_) {
+      sends_completed_ = false;
       moved = true;
-      sent_.clear();
-      for (int i = 0; i < count; ++i)
-        sent_.push_back(posted_[static_cast<size_t>(done_[static_cast<size_t>(i)])].op);
-      freed_lanes_.clear();
-      size_t keep = 0;
-      for (size_t i = 0; i < requests_.size(); ++i) {
-        if (requests_[i] == MPI_REQUEST_NULL) {
-          if (Lane* lane = posted_[i].lane) {
-            lane->unmatched -= posted_[i].charge;
-            freed_lanes_.push_back(lane);
-          }
-          continue;
-        }
-        requests_[keep] = requests_[i];
-        posted_[keep] = std::move(posted_[i]);
-        ++keep;
-      }
-      requests_.resize(keep);
-      posted_.resize(keep);
-      bool posted = false;
-      for (Lane* lane : freed_lanes_) posted = post_waiting(*lane) || posted;
-      if (posted)
-        bell_->ring(layout_->doorbell_of_world_rank[static_cast<size_t>(layout_->local_daemon)]);
-      for (Op* op : sent_) on_sent(op);
+      compact(on_sent);
     }
+  }
+  if (use_attention_) {
+    for (int i = 0; i < kMaxFramesPerPoll; ++i) {
+      if (!attention_ready_) {
+        int flag = 0;
+        PMPI_Test(&attention_, &flag, &attention_status_);
+        if (!flag) break;
+      }
+      attention_ready_ = false;
+      int bytes = 0;
+      PMPI_Get_count(&attention_status_, MPI_BYTE, &bytes);
+      // The frame moves to scratch_ before the receive is posted again.
+      std::swap(attention_buffer_, scratch_);
+      if (attention_buffer_.size() < scratch_.size()) attention_buffer_.resize(scratch_.size());
+      post_attention();
+      handle(scratch_.data(), bytes, attention_status_.MPI_SOURCE, on_frame);
+      moved = true;
+    }
+    return moved;
   }
   for (int i = 0; i < kMaxFramesPerPoll; ++i) {
     int flag = 0;
@@ -148,12 +221,7 @@ bool FrameIO::poll(const FrameHandler& on_frame, const SentHandler& on_sent) {
     PMPI_Get_count(&status, MPI_BYTE, &bytes);
     if (scratch_.size() < static_cast<size_t>(bytes)) scratch_.resize(static_cast<size_t>(bytes));
     PMPI_Mrecv(scratch_.data(), bytes, MPI_BYTE, &message, MPI_STATUS_IGNORE);
-    // A large frame came by rendezvous: its sender can complete its send now.
-    if (bytes > kRendezvousFromBytes)
-      bell_->ring(layout_->doorbell_of_world_rank[static_cast<size_t>(status.MPI_SOURCE)]);
-    wire::Envelope e;
-    std::memcpy(&e, scratch_.data(), sizeof e);
-    on_frame(e, scratch_.data() + sizeof e);
+    handle(scratch_.data(), bytes, status.MPI_SOURCE, on_frame);
     moved = true;
   }
   return moved;

@@ -18,6 +18,9 @@
 // receiving never holds up frames for the others.
 // poll(): completes finished Isends (reporting each frame's Op) and receives up to a
 // bounded number of arrived frames (PMPI_Improbe + PMPI_Mrecv on this rank's data tag).
+// Mode adaptive receives frames through one posted receive instead (the *attention*), so
+// that a wait blocked inside MPI (Engine::block, over wait_set()) wakes when a frame
+// arrives; one frame at a time, so they are handled in the order they were matched.
 // Not thread-safe: the engine lock is held by callers.
 #pragma once
 
@@ -49,6 +52,18 @@ class FrameIO {
              const Doorbell& bell, bool adaptive = false);
   /// Mode adaptive: whether frames for ranks of VM `vm` go through this VM's daemon.
   void set_through_daemons(int vm, bool through);
+  bool through_daemons(int vm) const {
+    return vm >= 0 && vm < static_cast<int>(through_daemons_.size()) &&
+           through_daemons_[static_cast<size_t>(vm)] != 0;
+  }
+  /// Withdraws the attention receive (before the communicators go).
+  void stop();
+
+  /// Appends the requests whose completion poll() acts on (the attention, frames in
+  /// flight); after MPI completed the one at `index` of them (Engine::block), completed()
+  /// records it for the next poll().
+  void wait_set(std::vector<MPI_Request>& out) const;
+  void completed(std::size_t index, const MPI_Request& left, const MPI_Status& status);
 
   /// Sends the message described by `envelope` (message_bytes of `payload`) as frames;
   /// `op` (may be nullptr) is reported to on_sent once per frame that left.
@@ -85,6 +100,11 @@ class FrameIO {
   void post(std::unique_ptr<char[]> buffer, int bytes, int hop, int tag, Op* op, Lane* lane);
   /// Posts a lane's waiting frames while its window has room; true when any left.
   bool post_waiting(Lane& lane);
+  /// Removes finished sends (null entries), frees their lanes' windows, reports their ops.
+  void compact(const SentHandler& on_sent);
+  void post_attention();
+  /// Handles one received frame of `bytes` in `data` from world rank `source`.
+  void handle(const char* data, int bytes, int source, const FrameHandler& on_frame);
 
   const mcm::Layout* layout_ = nullptr;
   std::size_t chunk_bytes_ = 0;  ///< set by start()
@@ -101,6 +121,12 @@ class FrameIO {
   std::vector<int> done_;   ///< PMPI_Testsome scratch, reused by every poll
   std::vector<Op*> sent_;
   const Doorbell* bell_ = nullptr;
+  bool sends_completed_ = false;  ///< completed() nulled a send: compact at next poll
+  bool use_attention_ = false;
+  MPI_Request attention_ = MPI_REQUEST_NULL;
+  bool attention_ready_ = false;  ///< matched and complete, not yet handled
+  MPI_Status attention_status_{};
+  std::vector<char> attention_buffer_;
 };
 
 }  // namespace mcm::engine

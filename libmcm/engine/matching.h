@@ -26,6 +26,9 @@ struct Arrival {
   int source = -1;    ///< the sender's rank as the receiver sees it (MPI_SOURCE)
   int tag = 0;
   std::uint64_t seq = 0;
+  /// A flush (wire.h rule 11): takes its place in the order, matches no receive, and is
+  /// handed back by arrive() with a null receive once every message before it was.
+  bool marker = false;
 };
 
 /// A posted receive as the matcher sees it; owned by the engine.
@@ -62,6 +65,14 @@ class Matcher {
       ++expected;
     }
     return out;
+  }
+
+  /// A message outside the sequence numbers (a native taken out of MPI, wire.h rule 11,
+  /// or one whose receive turned out to be taken already): offered for matching now.
+  std::pair<Message*, Receive*> offer(Message* m, const Arrival& a) {
+    Matches out;
+    deliver(m, a, out);
+    return out.front();
   }
 
   /// A receive was posted: returns the unexpected message it matched (removed from the
@@ -120,6 +131,10 @@ class Matcher {
   static Key key(const Arrival& a) { return {a.sender, a.context}; }
 
   void deliver(Message* m, const Arrival& a, Matches& out) {
+    if (a.marker) {
+      out.emplace_back(m, nullptr);
+      return;
+    }
     auto& queue = posted_[a.context];
     for (auto it = queue.begin(); it != queue.end(); ++it) {
       if (accepts(it->second, a)) {

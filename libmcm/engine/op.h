@@ -52,6 +52,16 @@ struct Op {
   std::uint64_t bytes = 0;
   bool cancelled = false;
 
+  // The native path (wire.h rules 9-10): the MPI request behind this operation, if any.
+  // A receive's backing (PMPI_Irecv), a fence (PMPI_Issend) or a persistent request's
+  // native send; the engine watches it (Engine::natives_) and completes the operation
+  // from its status.
+  enum class Native { none, backing, fence, send };
+  Native native = Native::none;
+  MPI_Request native_request = MPI_REQUEST_NULL;
+  std::vector<char> fence_copy;  ///< a copied fence's packed payload (MPI_PACKED)
+  std::uint64_t fence_index = 0;  ///< a fence: its number among the natives to its peer
+
   // Persistent requests: the operation currently started, and whether MPI_Request_free
   // came while it was active.
   Op* active = nullptr;
@@ -67,6 +77,7 @@ struct Message {
   bool arrival_precise = true;    ///< t_arrival known to within 1 ms (see Engine::note_arrival)
   Op* receive = nullptr;          ///< the receive it matched
   bool probed = false;            ///< taken by MPI_Mprobe, waiting for MPI_Mrecv
+  bool native = false;            ///< taken out of MPI at an epoch's start (wire.h rule 11)
   bool complete() const { return received >= envelope.message_bytes; }
 };
 

@@ -92,3 +92,34 @@ TEST_CASE("peek leaves the message; take removes it; cancel withdraws a receive"
   REQUIRE(out.size() == 1);
   CHECK(out[0].second == nullptr);  // the cancelled receive no longer matches
 }
+
+TEST_CASE("a flush marker keeps its place in the order and matches no receive") {
+  M m;
+  Recv any{1};
+  m.post(&any, Pattern{0, MPI_ANY_SOURCE, MPI_ANY_TAG});
+  Msg data{1}, marker{2};
+  Arrival flush = from(6, 0, 1);
+  flush.marker = true;
+  CHECK(m.arrive(&marker, flush).empty());  // seq 1: waits for seq 0
+  auto out = m.arrive(&data, from(6, 0, 0));
+  REQUIRE(out.size() == 2);
+  CHECK(out[0] == std::make_pair(&data, &any));
+  CHECK(out[1] == std::make_pair(&marker, static_cast<Recv*>(nullptr)));
+  CHECK(m.unexpected_count() == 0);  // never queued as a message
+}
+
+TEST_CASE("offer() matches outside the sequence numbers, in arrival order") {
+  // Natives taken out of MPI at an epoch's start (wire.h rule 11) precede the frames.
+  M m;
+  Msg native{1}, frame{2};
+  auto first = m.offer(&native, from(3, 9, 0));
+  CHECK(first.second == nullptr);  // unexpected
+  CHECK(m.arrive(&frame, from(3, 9, 0)).size() == 1);
+  Recv r{1};
+  CHECK(m.post(&r, Pattern{0, 3, 9}) == &native);
+  CHECK(m.post(&r, Pattern{0, 3, 9}) == &frame);
+  Recv waiting{2};
+  m.post(&waiting, Pattern{0, MPI_ANY_SOURCE, 4});
+  Msg again{3};
+  CHECK(m.offer(&again, from(5, 4, 7)) == std::make_pair(&again, &waiting));
+}

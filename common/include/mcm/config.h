@@ -19,6 +19,7 @@
 //     consecutive: 3                          # congested observations in a row that trigger a search
 //     return_after_ms: 1000                   # healthy time of the direct path before returning
 //     probe_interval_ms: 200                  # active probes between daemons
+//     flip_routes_ms: 0                       # testing: flip every pair's path this often
 //   routes:                                   # static routes (routes.h)
 //     - {from: VM, to: VM, via: VM}           # VM: 0-based index or host name
 //
@@ -90,6 +91,10 @@ struct RuntimeConfig {
   /// Period of the daemons' active probes to every other daemon (the detoured direct
   /// paths: 4 times as often).
   int probe_interval_ms = 200;
+  /// Testing only (0: off): mode adaptive sends every unpinned pair through the daemons
+  /// and back to the native path, alternately, this often, whatever the network says, so
+  /// that the switches (wire.h rules 10-11) happen in every program (system.adaptive_compare).
+  int flip_routes_ms = 0;
 };
 
 struct Config {

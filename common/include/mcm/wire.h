@@ -26,17 +26,53 @@
 //  6. Times (mcm::wall_seconds() of the machine that stamped them, mcm/clock.h): t_send by
 //     the source shim, t_arrive by the destination daemon when the last frame arrives (the
 //     thesis's t_r). The receiving shim knows t_rq (when the application asked).
-//  7. Routes in mode adaptive: a shim sends a message to a rank of another VM straight to
-//     that rank (one hop, t_arrive left 0: the receiving shim stamps the arrival) while
-//     the pair of VMs is healthy, and to its daemon (rule 3) while the daemon has moved the
-//     pair to a detour. The daemon tells each rank of its VM with a kRouteUpdate frame
-//     (tag: the rank's data tag; `tag`: the destination VM; kFlagThroughDaemons set while
-//     detoured). Rule 4 keeps the order exact across the switch: the receiver matches by
-//     `seq`, whichever way each message came.
+//  7. Routes in mode adaptive: a shim sends a message to a rank of another VM natively
+//     (rule 9) while the pair of VMs is healthy, to its daemon (rule 3) while the daemon
+//     has moved the pair to a detour, and as frames straight to that rank (one hop,
+//     t_arrive left 0: the receiving shim stamps the arrival) while it returns (rule 11).
+//     The daemon tells each rank of its VM with a kRouteUpdate frame (tag: the rank's
+//     data tag; `tag`: the destination VM; kFlagThroughDaemons set while detoured). At
+//     start it sends the pairs that static routes pin, then one with `tag`
+//     kInitialRoutesEnd, which each rank waits for in MPI_Init.
+//     Rule 4 keeps the order of frames exact across a change of detour: the receiver
+//     matches by `seq`, whichever way each frame came; rules 10 and 11 keep it between
+//     frames and natives.
 //  8. Order on every hop: a daemon forwards the frames for one destination in the order
 //     it received them, and a shim always drains the frames addressed to it (the daemons'
 //     per-destination quotas rely on it). A shim tells its daemon kTagAppFinalizing only
 //     after all its own frames have left.
+//  9. The native path (mode adaptive). While a pair of VMs is healthy, a shim sends an
+//     application message to a rank of another VM (and to a rank of its own VM, always)
+//     as a plain MPI message on the application's own communicator, with its tag and
+//     datatype: no envelope, no frame, no copy; Open MPI matches it. Every receive the
+//     engine posts on a managed communicator is *backed* by a native receive with the
+//     same arguments, so a native message lands straight in the user's buffer. Frames
+//     (rules 1-8) carry only what travels through the daemons: the messages of detoured
+//     pairs, and those sent while a pair returns (rule 11).
+//     Natives carry no sequence number; `seq` counts a sender's *framed* messages only.
+// 10. Fence (native -> framed, sender side). When its daemon detours the pair, a shim
+//     sends no frame to destination D on a communicator while natives it sent there may
+//     still be on the wire: it first sends natively with PMPI_Issend (a *fence*; a
+//     standard, ready or buffered send of at most kFenceCopyBytes is copied and
+//     completes at once, as an eager send would), and only once its last fence to D on
+//     that communicator has been matched does it frame. Open MPI matches one peer's
+//     messages on a communicator in order, so by then every earlier native has been
+//     matched or waits in D's unexpected queue.
+// 11. Epoch and flush (receiver side; framed -> native). The first frame of a sender on
+//     a communicator opens an *epoch*: before matching it, the receiving engine takes
+//     every native of that sender on that communicator out of MPI's unexpected queue
+//     (PMPI_Improbe + PMPI_Mrecv) and queues them ahead of the frame. An engine receive
+//     that a framed message matches gives up its native backing (PMPI_Cancel; if the
+//     backing was matched first, the frame goes to the next receive). When the pair is
+//     healthy again the sender sends a kFlush frame, which takes the next `seq`, and
+//     holds its later messages to that receiver on that communicator (copied, and
+//     complete at once, as for fences) until the receiver, having delivered every frame
+//     before the flush, closes the epoch and answers kFlushAck (`msg_id`: the flush's
+//     generation); then it sends them natively, in order. No frame follows a flush
+//     (frames and natives travel on different communicators, which MPI does not order),
+//     unless the pair is detoured again first: then the held messages leave as frames
+//     and open a new epoch. Natives therefore never overtake a framed message of the same
+//     sender and communicator, nor frames a native.
 #pragma once
 
 #include <cstddef>
@@ -53,7 +89,16 @@ enum Kind : std::uint8_t {
   kData = 1,      ///< a chunk of an application message
   kMatchAck = 2,  ///< the receiver matched a synchronous send (no payload)
   kRouteUpdate = 3,  ///< daemon -> rank of its VM (adaptive): how to send to VM `tag`
+  kFlush = 4,        ///< sender -> receiver (adaptive): no frame follows before kFlushAck
+  kFlushAck = 5,     ///< receiver -> sender: every frame before the flush was delivered
 };
+
+/// Rule 7: the `tag` of the kRouteUpdate that ends the initial routes.
+constexpr int kInitialRoutesEnd = -1;
+
+/// Rule 10: fence sends up to this size are copied and complete at once (Open MPI's TCP
+/// eager limit: a native send of that size would complete at once too).
+constexpr std::size_t kFenceCopyBytes = 65536;
 
 enum Flags : std::uint8_t {
   kFlagSync = 1,  ///< sender waits for kMatchAck (MPI_Ssend family)
