@@ -225,7 +225,8 @@ int mcm_wait_progressing(MPI_Request* request, MPI_Status* status) {
     {
       Lock lock(the_engine().lock());
       if (the_engine().blocking()) {
-        if (the_engine().quiet()) return PMPI_Wait(request, status);
+        // Never PMPI_Wait alone, even with nothing of ours pending: a peer may be waiting
+        // for this engine to answer its flush (wire.h rule 11), which the attention brings.
         int error = MPI_SUCCESS;
         if (the_engine().block(request, 1, status, &error) == 0) return error;
         continue;
@@ -247,7 +248,7 @@ int MPI_Wait(MPI_Request* request, MPI_Status* status) {
     ours = the_engine().owns(*request);
   }
   if (ours) return mcm::shim::wait_engine_request(request, status);
-  return mcm_wait_progressing(request, status);  // straight to PMPI_Wait when quiet
+  return mcm_wait_progressing(request, status);
 }
 
 int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
@@ -332,20 +333,26 @@ int block_on_natives(int count, MPI_Request requests[], MPI_Status* status, int*
   return i;
 }
 
+/// One idle turn of the Waitany/Waitsome loops: blocks in MPI (Engine::blocking()) and
+/// returns the index of a native request that completed there, or sleeps a little (-1).
+int idle_turn(Backoff& backoff, int count, MPI_Request requests[], MPI_Status* done, int* error) {
+  if (!the_engine().blocking()) {
+    backoff.idle();
+    return -1;
+  }
+  Lock lock(the_engine().lock());
+  return block_on_natives(count, requests, done, error);
+}
+
 int MPI_Waitany(int count, MPI_Request requests[], int* index, MPI_Status* status) {
   if (!engine_on()) return PMPI_Waitany(count, requests, index, status);
   for (Backoff backoff;;) {
     int flag = 0;
     const int rc = testany(count, requests, index, &flag, status);
     if (flag || rc != MPI_SUCCESS) return rc;
-    if (!the_engine().blocking()) {
-      backoff.idle();
-      continue;
-    }
-    Lock lock(the_engine().lock());
     int error = MPI_SUCCESS;
     MPI_Status done;
-    const int i = block_on_natives(count, requests, &done, &error);
+    const int i = idle_turn(backoff, count, requests, &done, &error);
     if (i < 0) continue;
     *index = i;
     if (status != MPI_STATUS_IGNORE) *status = done;
@@ -359,14 +366,9 @@ int MPI_Waitsome(int incount, MPI_Request requests[], int* outcount, int indices
   for (Backoff backoff;;) {
     const int rc = testsome(incount, requests, outcount, indices, statuses);
     if (*outcount != 0 || rc != MPI_SUCCESS) return rc;
-    if (!the_engine().blocking()) {
-      backoff.idle();
-      continue;
-    }
-    Lock lock(the_engine().lock());
     int error = MPI_SUCCESS;
     MPI_Status done;
-    const int i = block_on_natives(incount, requests, &done, &error);
+    const int i = idle_turn(backoff, incount, requests, &done, &error);
     if (i < 0) continue;
     *outcount = 1;
     indices[0] = i;

@@ -50,8 +50,9 @@ int start_send(const void* buf, int count, MPI_Datatype type, int dest, int tag,
   return MPI_SUCCESS;
 }
 
-// Blocking send of any mode: straight to MPI when the message goes natively and the
-// engine needs no progress meanwhile; otherwise start it, then wait.
+// Blocking send of any mode: start it (natively or through the engine), then wait, the
+// engine's way: never PMPI_Send alone, which could block (a rendezvous) while a peer waits
+// for this engine to answer its flush (wire.h rule 11).
 int send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
          SendMode mode, Blocking blocking, Nonblocking nonblocking) {
   comm = mcm_substitute(comm);
@@ -59,22 +60,13 @@ int send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_C
   if (!sendable(c, count, type, dest, tag))
     return counted_send(blocking(buf, count, type, dest, tag, comm), comm, dest, count, type);
   MPI_Request request = MPI_REQUEST_NULL;
-  bool direct = false;
+  int rc;
   {
     Lock lock(the_engine().lock());
-    mcm::engine::Engine& engine = the_engine();
-    const SendPath path = dest == MPI_PROC_NULL ? SendPath::frames : engine.send_path(*c, dest);
-    if (path == SendPath::native && engine.quiet()) {
-      direct = true;  // blocks in MPI, not under the engine lock
-    } else if (path == SendPath::native) {
-      const int rc = nonblocking(buf, count, type, dest, tag, comm, &request);
-      if (rc != MPI_SUCCESS) return counted_send(rc, comm, dest, count, type);
-    } else {
-      request = engine.isend(buf, count, type, dest, tag, comm, *c, mode, path);
-    }
+    rc = start_send(buf, count, type, dest, tag, comm, *c, mode, &request, nonblocking);
   }
-  if (direct) return counted_send(blocking(buf, count, type, dest, tag, comm), comm, dest, count, type);
-  return counted_send(wait_request(&request, MPI_STATUS_IGNORE), comm, dest, count, type);
+  if (rc == MPI_SUCCESS) rc = wait_request(&request, MPI_STATUS_IGNORE);
+  return counted_send(rc, comm, dest, count, type);
 }
 
 int isend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,

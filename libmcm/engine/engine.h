@@ -66,9 +66,6 @@ class Engine {
   bool blocking() const {
     return blocking_ && framing_ == 0 && epochs_.empty() && frames_.in_flight() == 0;
   }
-  /// Nothing of the engine needs its progress (no receive posted, nothing in flight):
-  /// a blocking MPI call may go straight to MPI.
-  bool quiet() const;
   /// Blocks in PMPI_Waitany until one of the engine's requests or of `extras[0..n)`
   /// completes, then makes progress. Returns the index of the extra that completed (its
   /// status in *status, its error in *error, extras[i] as MPI left it), or -1.
@@ -197,7 +194,6 @@ class Engine {
   std::vector<MPI_Status> done_statuses_;
   std::unordered_set<std::uint64_t> epochs_;  ///< (sender world rank << 32 | context)
   int framing_ = 0;  ///< peers this rank sends frames to (PeerSendState::framing)
-  int held_ = 0;     ///< sends held for a kFlushAck (PeerSendState::held)
   const mcm::Layout* layout_ = nullptr;
   FairLock mutex_;
   ContextRegistry contexts_;

@@ -100,14 +100,12 @@ void Engine::hold(Op* op, PeerSendState& p) {
     if (op->handle != MPI_REQUEST_NULL) PMPI_Grequest_complete(op->handle);
   }
   p.held.push_back(op);
-  ++held_;
 }
 
 void Engine::release_held(Context& c, PeerSendState& p, bool as_frames) {
   while (!p.held.empty()) {
     Op* op = p.held.front();
     p.held.pop_front();
-    --held_;
     if (as_frames) {
       start_send(op, &c);
     } else {
@@ -287,11 +285,6 @@ void Engine::on_native(Op* op, const MPI_Status& status, int error) {
 }
 
 // ---- waiting -----------------------------------------------------------------------------
-
-bool Engine::quiet() const {
-  return blocking() && natives_.empty() && held_ == 0 && awaiting_ack_.empty() &&
-         assembling_.empty() && detached_ == 0;
-}
 
 int Engine::block(MPI_Request* extras, int n, MPI_Status* status, int* error) {
   wait_set_.clear();

@@ -7,7 +7,8 @@
 # Usage: compare_test.sh BUILD_DIR [options] [PROGRAM...]
 #   --vms N            testbed size (default 3)
 #   --np N             ranks (default 6)
-#   --reference MODE   plain (plain mpirun, the default) or an mcmrun --mode
+#   --reference MODE   plain (plain mpirun, the default) or an mcmrun --mode (and more
+#                      mcmrun arguments: "off --map-by node")
 #   --candidate ARGS   mcmrun arguments of the run under test (default: --mode off);
 #                      may be given several times: each is compared with the reference
 set -u

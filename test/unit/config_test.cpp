@@ -151,5 +151,5 @@ TEST_CASE("config: the runtime section", "[config]") {
         "mcm.yaml:2:18: runtime.medium_factor must be a number between 1 and 1000 (got 'fast')");
   CHECK(error_of("runtime:\n  zones: 3\n") ==
         "mcm.yaml:2:3: unknown key 'zones' in runtime (valid keys: medium_factor, high_factor, "
-        "min_excess_us, consecutive, return_after_ms, probe_interval_ms)");
+        "min_excess_us, consecutive, return_after_ms, probe_interval_ms, flip_routes_ms)");
 }
