@@ -35,6 +35,19 @@ static inline int app_double(const char* s, double* out) {
   return 1;
 }
 
+/* ---- start-up --------------------------------------------------------------------- */
+
+/* This rank and the world's size; aborts (exit status 2) with a message naming `app` when
+ * the world has fewer than `min` ranks. Call right after MPI_Init. */
+static inline void app_ranks(const char* app, int min, int* rank, int* size) {
+  MPI_Comm_rank(MPI_COMM_WORLD, rank);
+  MPI_Comm_size(MPI_COMM_WORLD, size);
+  if (*size < min) {
+    if (*rank == 0) fprintf(stderr, "%s: needs at least %d ranks\n", app, min);
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+}
+
 /* ---- random numbers from (seed, index) ------------------------------------------- */
 
 static inline uint64_t app_mix64(uint64_t z) { /* splitmix64's finaliser */

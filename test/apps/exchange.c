@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app_util.h"
+
 #define TAG_TO_RIGHT 1 /* sent to the right neighbour, received from the left one */
 #define TAG_TO_LEFT 2  /* sent to the left neighbour, received from the right one */
 
@@ -66,12 +68,7 @@ static int check(const unsigned char* buf, int from, int dir, long bytes, int it
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int rank, size;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  if (size < 2) {
-    if (rank == 0) fprintf(stderr, "exchange: needs at least 2 ranks\n");
-    MPI_Abort(MPI_COMM_WORLD, 2);
-  }
+  app_ranks("exchange", 2, &rank, &size);
   const char* defaults[] = {"8", "1k", "64k", "1m", "4m"};
   int nsizes = argc > 1 ? argc - 1 : 5;
   for (int s = 0; s < nsizes; ++s) {

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app_util.h"
+
 static long parse_size(const char* s) {
   char* end;
   long v = strtol(s, &end, 10);
@@ -26,12 +28,7 @@ static int cmp_double(const void* a, const void* b) {
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int rank, size;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  if (size < 2) {
-    if (rank == 0) fprintf(stderr, "pingpong: needs at least 2 ranks\n");
-    MPI_Abort(MPI_COMM_WORLD, 2);
-  }
+  app_ranks("pingpong", 2, &rank, &size);
   const char* defaults[] = {"8", "1m"};
   int nsizes = argc > 1 ? argc - 1 : 2;
   for (int s = 0; s < nsizes; ++s) {
