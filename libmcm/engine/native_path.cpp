@@ -11,6 +11,13 @@
 namespace mcm::engine {
 namespace {
 
+/// Whether a fenced or held send is copied and completes at once: as an eager send would
+/// (up to kFenceCopyBytes), and a buffered send always (MPI_Bsend completes locally).
+bool copied(const Op& op, std::size_t bytes) {
+  return op.mode == SendMode::buffered ||
+         (op.mode != SendMode::synchronous && bytes <= wire::kFenceCopyBytes);
+}
+
 std::uint64_t epoch_key(int sender, int context) {
   return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(sender)) << 32) |
          static_cast<std::uint32_t>(context);
@@ -60,8 +67,7 @@ void Engine::send_fence(Op* op, Context& c) {
   ++counters_.fences;
   op->native = Op::Native::fence;
   const Layout1D layout = describe(op->buf, op->count, op->type);
-  if (op->mode != SendMode::synchronous && layout.bytes <= wire::kFenceCopyBytes) {
-    // As an eager send would: the data is copied and the send completes now.
+  if (copied(*op, layout.bytes)) {  // the data is copied and the send completes now
     op->fence_copy = pack(op->buf, op->count, op->type);
     PMPI_Issend(op->fence_copy.data(), static_cast<int>(op->fence_copy.size()), MPI_PACKED,
                 op->peer, op->tag, op->comm, &op->native_request);
@@ -91,7 +97,7 @@ void Engine::send_flush(Context& c, int peer, PeerSendState& p) {
 
 void Engine::hold(Op* op, PeerSendState& p) {
   const Layout1D layout = describe(op->buf, op->count, op->type);
-  if (op->mode != SendMode::synchronous && layout.bytes <= wire::kFenceCopyBytes) {
+  if (copied(*op, layout.bytes)) {
     op->fence_copy = pack(op->buf, op->count, op->type);
     op->buf = op->fence_copy.data();
     op->count = static_cast<int>(op->fence_copy.size());

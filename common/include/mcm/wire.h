@@ -48,14 +48,15 @@
 //     engine posts on a managed communicator is *backed* by a native receive with the
 //     same arguments, so a native message lands straight in the user's buffer. Frames
 //     (rules 1-8) carry only what travels through the daemons: the messages of detoured
-//     pairs, and those sent while a pair returns (rule 11).
+//     pairs.
 //     Natives carry no sequence number; `seq` counts a sender's *framed* messages only.
 // 10. Fence (native -> framed, sender side). When its daemon detours the pair, a shim
 //     sends no frame to destination D on a communicator while natives it sent there may
 //     still be on the wire: it first sends natively with PMPI_Issend (a *fence*; a
-//     standard, ready or buffered send of at most kFenceCopyBytes is copied and
-//     completes at once, as an eager send would), and only once its last fence to D on
-//     that communicator has been matched does it frame. Open MPI matches one peer's
+//     standard or ready send of at most kFenceCopyBytes, and a buffered send of any
+//     size, is copied and completes at once, as an eager or buffered send would), and
+//     only once its last fence to D on that communicator has been matched does it
+//     frame. Open MPI matches one peer's
 //     messages on a communicator in order, so by then every earlier native has been
 //     matched or waits in D's unexpected queue.
 // 11. Epoch and flush (receiver side; framed -> native). The first frame of a sender on
