@@ -171,13 +171,18 @@ int testsome(int incount, MPI_Request requests[], int* outcount, int indices[],
 
 namespace mcm::shim {
 
-int wait_engine_request(MPI_Request* request, MPI_Status* status) {
+namespace {
+
+/// The wait loop of an engine operation: `finished(error)` under the engine lock says
+/// whether it completed (and its error); meanwhile the engine is driven, blocking in MPI
+/// when it may (Engine::blocking()), else polling and sleeping on the doorbell.
+template <class Finished>
+int wait_engine(MPI_Comm comm, Finished finished) {
   for (Backoff backoff;;) {
     {
       Lock lock(the_engine().lock());
       int error = MPI_SUCCESS;
-      MPI_Comm comm = MPI_COMM_NULL;
-      if (test_ours(request, status, &error, &comm)) return raise(comm, error);
+      if (finished(&error, &comm)) return raise(comm, error);
       if (the_engine().blocking()) {
         the_engine().block();
         continue;
@@ -188,21 +193,18 @@ int wait_engine_request(MPI_Request* request, MPI_Status* status) {
   }
 }
 
+}  // namespace
+
+int wait_engine_request(MPI_Request* request, MPI_Status* status) {
+  return wait_engine(MPI_COMM_NULL, [&](int* error, MPI_Comm* comm) {
+    return test_ours(request, status, error, comm);
+  });
+}
+
 int wait_engine_op(engine::Op* op, MPI_Status* status) {
-  const MPI_Comm comm = op->comm;
-  for (Backoff backoff;;) {
-    {
-      Lock lock(the_engine().lock());
-      int error = MPI_SUCCESS;
-      if (the_engine().test_op(op, status, &error)) return raise(comm, error);
-      if (the_engine().blocking()) {
-        the_engine().block();
-        continue;
-      }
-      if (the_engine().progress()) backoff.moved();
-    }
-    backoff.idle();
-  }
+  return wait_engine(op->comm, [&](int* error, MPI_Comm*) {
+    return the_engine().test_op(op, status, error);
+  });
 }
 
 int wait_request(MPI_Request* request, MPI_Status* status) {

@@ -105,16 +105,24 @@ MPI_Request Engine::isend(const void* buf, int count, MPI_Datatype type, int des
                           MPI_Comm comm, Context& c, SendMode mode, SendPath path) {
   Op* op = new_call(Op::Kind::send, buf, count, type, dest, tag, comm, c.id, mode, true);
   op->status_tag = tag;  // also for MPI_PROC_NULL, as before
-  if (path == SendPath::fence && dest != MPI_PROC_NULL) {
-    op->source = c.my_rank;
-    send_fence(op, c);
-  } else if (path == SendPath::hold && dest != MPI_PROC_NULL) {
-    op->source = c.my_rank;
-    hold(op, peer_state(c, dest));
-  } else {
-    start_send(op, &c);
-  }
+  send_by(op, &c, dest == MPI_PROC_NULL ? SendPath::frames : path);
   return op->handle;
+}
+
+void Engine::send_by(Op* op, Context* c, SendPath path) {
+  if (path == SendPath::frames) {
+    start_send(op, c);
+    return;
+  }
+  op->source = c->my_rank;
+  op->status_tag = op->tag;
+  if (path == SendPath::fence) {
+    send_fence(op, *c);
+  } else if (path == SendPath::hold) {
+    hold(op, peer_state(*c, op->peer));
+  } else {
+    send_native(op);
+  }
 }
 
 void Engine::send_frames(Op* op, const Context& c, const void* buf) {
@@ -209,21 +217,8 @@ void Engine::start_persistent(MPI_Request request) {
                     p->tag, p->comm, p->context, p->mode, false);
   p->active = op;
   if (send) {
-    const SendPath path = c != nullptr && op->peer != MPI_PROC_NULL ? send_path(*c, op->peer)
-                                                                     : SendPath::frames;
-    if (path == SendPath::frames) {
-      start_send(op, c);
-      return;
-    }
-    op->source = c->my_rank;
-    op->status_tag = op->tag;
-    if (path == SendPath::fence) {
-      send_fence(op, *c);
-    } else if (path == SendPath::hold) {
-      hold(op, peer_state(*c, op->peer));
-    } else {
-      send_native(op);
-    }
+    send_by(op, c, c != nullptr && op->peer != MPI_PROC_NULL ? send_path(*c, op->peer)
+                                                             : SendPath::frames);
   } else {
     post_receive(op);
   }

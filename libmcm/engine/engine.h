@@ -144,6 +144,9 @@ class Engine {
   /// communicator gone (`c` null).
   void start_send(Op* op, const Context* c);
   void send_frames(Op* op, const Context& c, const void* buf);
+  /// Sends op's message the way send_path() chose (frames: also MPI_PROC_NULL, or a
+  /// communicator gone, `c` null).
+  void send_by(Op* op, Context* c, SendPath path);
   /// The message of `op` as a fence (wire.h rule 10).
   void send_fence(Op* op, Context& c);
   /// Sends a kFlush to `peer` of `c` (wire.h rule 11).
