@@ -153,9 +153,14 @@ void stop() {
   if (engine_was_active) write_record();
   g_active = false;
   mcm_app_world = MPI_COMM_NULL;
-  if (g_layout.local_daemon >= 0)
-    PMPI_Send(nullptr, 0, MPI_BYTE, g_layout.local_daemon, protocol::kTagAppFinalizing,
-              g_layout.private_comm);
+  if (g_layout.local_daemon >= 0) {
+    MPI_Request request;
+    PMPI_Isend(nullptr, 0, MPI_BYTE, g_layout.local_daemon, protocol::kTagAppFinalizing,
+               g_layout.private_comm, &request);
+    // An idle daemon sleeps until its doorbell rings (mcm/doorbell.h).
+    engine.doorbell().ring(g_layout.doorbell_of_world_rank[static_cast<size_t>(g_layout.local_daemon)]);
+    PMPI_Wait(&request, MPI_STATUS_IGNORE);
+  }
   release(g_layout);
   PMPI_Comm_free_keyval(&g_world_lineage_key);
 }

@@ -18,6 +18,9 @@ namespace {
 /// finalized after receiving it), so only the completion of the last sends remains.
 constexpr std::chrono::seconds kDrainGrace{5};
 
+/// How long a daemon stays at its forwarding priority after the last frame moved.
+constexpr std::chrono::seconds kPriorityLinger{1};
+
 }  // namespace
 
 Daemon::Daemon(const Layout& layout, const DaemonOptions& options, const Doorbell& doorbell,
@@ -27,7 +30,20 @@ Daemon::Daemon(const Layout& layout, const DaemonOptions& options, const Doorbel
       signals_(io_, SIGTERM, SIGINT, SIGHUP),
       doorbell_(io_),
       poller_(io_, options.max_idle_sleep),
+      priority_(options.nice, current_priority(), options.mode == Mode::relay, kPriorityLinger,
+                request_process_priority),
       bell_(doorbell) {
+  if (options.mode == Mode::relay || options.mode == Mode::adaptive) {
+    refusal_logged_ = priority_.refusal() != 0;
+    if (refusal_logged_)
+      log_->warn("{}", describe_priority(options.nice, priority_.refusal()));
+    else
+      log_->info("scheduling priority: nice {} {}", options.nice,
+                 options.mode == Mode::relay
+                     ? "(mode relay forwards every message)"
+                     : "while frames move, nice " + std::to_string(priority_.current()) +
+                           " (the job's) otherwise");
+  }
   // Our own duplicate of the socket: the descriptor object closes what it holds.
   if (doorbell.fd() >= 0) doorbell_.assign(::dup(doorbell.fd()));
   if (options.mode == Mode::relay || options.mode == Mode::adaptive) {
@@ -52,7 +68,29 @@ Outcome Daemon::run() {
   });
   log_->info("vm {} of {}: serving {} application rank(s)", layout_.vm, layout_.daemon_count,
              layout_.local_app_count);
-  if (relay_) relay_->start([this](bool waiting) { runtime_->step(waiting); });
+  if (relay_)
+    relay_->start([this](bool waiting, bool forwarding) {
+      const auto now = ForwardingPriority::Clock::now();
+      const int before = priority_.current();
+      if (forwarding) {
+        priority_.forwarding(now);
+        if (priority_.refusal() != 0 && !refusal_logged_) {
+          log_->warn("{}", describe_priority(priority_.requested(), priority_.refusal()));
+          refusal_logged_ = true;
+        }
+      } else {
+        priority_.tick(now);
+      }
+      if (priority_.current() != before) {
+        if (priority_.raised())
+          log_->info("frames moving: scheduling priority raised to nice {}", priority_.current());
+        else
+          log_->info("no frames for {} s: scheduling priority back to nice {}",
+                     std::chrono::duration_cast<std::chrono::seconds>(kPriorityLinger).count(),
+                     priority_.current());
+      }
+      runtime_->step(waiting);
+    });
   if (runtime_) runtime_->start();
   listen_to_doorbell();
   if (layout_.local_app_count == 0) {
@@ -74,15 +112,20 @@ void Daemon::log_cpu_time() const {
   const auto seconds = [](const timeval& t) {
     return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
   };
-  log_->info("cpu time: user {:.2f} s, system {:.2f} s; {} voluntary and {} involuntary context switches",
-             seconds(usage.ru_utime), seconds(usage.ru_stime), usage.ru_nvcsw, usage.ru_nivcsw);
+  log_->info(
+      "cpu time: user {:.2f} s, system {:.2f} s; {} voluntary and {} involuntary context "
+      "switches; {} polls of MPI ({} asked for by a doorbell)",
+      seconds(usage.ru_utime), seconds(usage.ru_stime), usage.ru_nvcsw, usage.ru_nivcsw,
+      poller_.polls(), poller_.rung_polls());
 }
 
 void Daemon::expect_finalizing_rank() {
   MPI_Request request;
   PMPI_Irecv(nullptr, 0, MPI_BYTE, MPI_ANY_SOURCE, protocol::kTagAppFinalizing,
              layout_.private_comm, &request);
-  poller_.watch(request, [this](const MPI_Status& status) { on_rank_finalizing(status); });
+  // Background: the rank rings the doorbell as it sends (an idle daemon sleeps).
+  poller_.watch(request, [this](const MPI_Status& status) { on_rank_finalizing(status); },
+                MpiPoller::Pace::background);
 }
 
 void Daemon::on_rank_finalizing(const MPI_Status& status) {

@@ -26,6 +26,7 @@
 #include "daemon_options.h"
 #include "mcm/bootstrap.h"
 #include "mpi_poller.h"
+#include "priority.h"
 #include "relay.h"
 #include "runtime.h"
 
@@ -69,9 +70,11 @@ class Daemon {
   boost::asio::signal_set signals_;
   boost::asio::posix::stream_descriptor doorbell_;  ///< wakes the poller (mcm/doorbell.h)
   MpiPoller poller_;
+  ForwardingPriority priority_;
   std::unique_ptr<Relay> relay_;  ///< modes relay and adaptive
   std::unique_ptr<Runtime> runtime_;  ///< likewise
   const Doorbell& bell_;
+  bool refusal_logged_ = false;  ///< of a forwarding priority the system refused
   int finalized_ranks_ = 0;
   int signal_ = 0;
   Outcome outcome_ = Outcome::finished;

@@ -15,7 +15,7 @@
 #include "daemon.h"
 #include "daemon_options.h"
 #include "logging.h"
-#include "priority.h"
+#include "mpi_yield.h"
 #include "mcm/bootstrap.h"
 
 namespace {
@@ -42,14 +42,12 @@ int main(int argc, char** argv) {
   // The poller sleeps for tens of microseconds when busy; the default timer slack (50 µs)
   // would more than double every such sleep.
   prctl(PR_SET_TIMERSLACK, 1000UL);
-  const int priority_error = mcm::daemon::request_priority(options.nice);
 
   PMPI_Init(&argc, &argv);
   mcm::Doorbell doorbell;
   doorbell.open(/*listen=*/true);  // best effort: without it, frames wait for a timed poll
   mcm::Layout layout = mcm::bootstrap(mcm::Role::daemon, doorbell.address());
   auto log = mcm::daemon::make_logger(options, layout.vm);
-  log->info("{}", mcm::daemon::describe_priority(options.nice, priority_error));
   if (options.topology) {
     const mcm::Topology& t = *options.topology;
     int detoured = 0;
@@ -68,7 +66,15 @@ int main(int argc, char** argv) {
     log->flush();
     PMPI_Abort(MPI_COMM_WORLD, 2);
   }
-  const auto outcome = daemon->run();
+  mcm::daemon::Outcome outcome;
+  {
+    mcm::daemon::NoYieldWhilePolling no_yield;
+    if (!no_yield.available())
+      log->info("MPI's yield-when-idle could not be switched off (not Open MPI?): polls may yield the core");
+    else if (no_yield.was_yielding())
+      log->debug("Open MPI's yield-when-idle off while the event loop runs");
+    outcome = daemon->run();
+  }
   if (outcome == mcm::daemon::Outcome::terminated) {
     log->flush();
     std::_Exit(128 + daemon->terminating_signal());

@@ -15,7 +15,10 @@ void MpiPoller::watch(MPI_Request request, Handler on_complete, Pace pace) {
   requests_.push_back(request);
   handlers_.push_back(std::move(on_complete));
   urgent_.push_back(pace == Pace::urgent);
-  if (pace == Pace::urgent) sleep_ = min_sleep_;
+  if (pace == Pace::urgent) {
+    ++urgent_count_;
+    sleep_ = min_sleep_;
+  }
   start();
 }
 
@@ -51,6 +54,8 @@ void MpiPoller::wake() {
 }
 
 void MpiPoller::poll(bool rang) {
+  ++polls_;
+  if (rang) ++rung_polls_;
   const int n = static_cast<int>(requests_.size());
   done_.resize(requests_.size());
   statuses_.resize(requests_.size());
@@ -62,7 +67,10 @@ void MpiPoller::poll(bool rang) {
     std::vector<std::pair<Handler, MPI_Status>> finished;
     for (int i = 0; i < count; ++i) {
       const auto index = static_cast<size_t>(done_[static_cast<size_t>(i)]);
-      completed = completed || urgent_[index];
+      if (urgent_[index]) {
+        completed = true;
+        --urgent_count_;
+      }
       finished.emplace_back(std::move(handlers_[index]), statuses_[static_cast<size_t>(i)]);
     }
     size_t keep = 0;  // compact in one pass, keeping the order
@@ -82,8 +90,12 @@ void MpiPoller::poll(bool rang) {
   const Progress progress = activity_ ? Activity(activity_)(rang) : Progress::idle;
   if (completed || progress == Progress::moved) {
     sleep_ = min_sleep_;
+  } else if (progress == Progress::waiting || urgent_count_ > 0) {
+    sleep_ = std::min(sleep_ * 2, waiting_max_sleep_);
+  } else if (progress == Progress::expecting) {
+    sleep_ = std::min(sleep_ * 2, max_sleep_);
   } else {
-    sleep_ = std::min(sleep_ * 2, progress == Progress::waiting ? waiting_max_sleep_ : max_sleep_);
+    sleep_ = max_sleep_;  // idle: the next message rings (see the header)
   }
   start();
 }

@@ -3,13 +3,20 @@
 // Contract: poll() is called by a steady_timer, or at once by wake() when a doorbell
 // rang; each call tests the outstanding MPI requests once (PMPI_Testsome), runs the
 // completion handlers of those that finished, then runs the activity, if one is set (the
-// relay's probe loop). The delay before the next poll is min_sleep (100 µs) after the
-// completion of an urgent request (Pace) or when the activity moved something; otherwise it doubles on every poll, up
-// to max_sleep when all is idle (an idle daemon wakes about 1/max_sleep times a second)
-// but only up to waiting_max_sleep (1 ms) while the activity has work in flight that did
-// not move (Open MPI's progress engine, which only turns inside MPI calls, still has
-// transfers to push, but the daemon must not burn a core waiting). Not thread-safe: one
-// event loop thread.
+// relay's probe loop). The delay before the next poll:
+//  - min_sleep (100 µs) after the completion of an urgent request (Pace) or when the
+//    activity moved something: what follows is near;
+//  - doubling up to waiting_max_sleep (1 ms) while an urgent request is outstanding or the
+//    activity has work in flight that did not move (Open MPI's progress engine, which only
+//    turns inside MPI calls, still has transfers to push, but the daemon must not burn a
+//    core waiting);
+//  - doubling up to max_sleep after a ring that found nothing yet (the frame it announced
+//    is still on the wire);
+//  - otherwise max_sleep at once: every message that reaches a daemon rings its doorbell
+//    (frames, probes and replies, ACK batches, a rank's finalizing), so an idle daemon
+//    needs no timed poll; max_sleep is the safety net for a lost ring. An idle daemon wakes
+//    for its own probe timer and the messages it is sent, a few dozen times a second.
+// Not thread-safe: one event loop thread.
 // Why 100 µs and not less: every frame that reaches a daemon rings its doorbell, so timed
 // polls only push transfers already under way. On a VM whose cores the daemons share with
 // the ranks, each poll takes CPU from the ranks: with 20 µs / 250 µs the 4 daemons of
@@ -32,8 +39,9 @@ class MpiPoller {
  public:
   using Handler = std::function<void(const MPI_Status&)>;
 
-  /// What an activity did in one step.
-  enum class Progress { idle, waiting, moved };
+  /// What an activity did in one step. expecting: a doorbell rang but nothing had
+  /// arrived yet.
+  enum class Progress { idle, expecting, waiting, moved };
   /// `rang`: this poll was asked for by wake() (a doorbell rang: a frame is on its way).
   using Activity = std::function<Progress(bool rang)>;
 
@@ -62,6 +70,9 @@ class MpiPoller {
   void start();
 
   std::size_t outstanding() const { return requests_.size(); }
+  /// Polls so far, and how many of them a doorbell asked for (for the daemon's log).
+  std::uint64_t polls() const { return polls_; }
+  std::uint64_t rung_polls() const { return rung_polls_; }
 
  private:
   void poll(bool rang = false);
@@ -77,9 +88,12 @@ class MpiPoller {
   std::vector<MPI_Request> requests_;
   std::vector<Handler> handlers_;
   std::vector<bool> urgent_;          ///< beside requests_
+  std::size_t urgent_count_ = 0;      ///< how many of urgent_ are true
   std::vector<int> done_;             ///< PMPI_Testsome scratch, reused by every poll
   std::vector<MPI_Status> statuses_;
   Activity activity_;
+  std::uint64_t polls_ = 0;
+  std::uint64_t rung_polls_ = 0;
 };
 
 }  // namespace mcm::daemon

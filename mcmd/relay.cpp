@@ -75,11 +75,13 @@ Relay::Relay(const Layout& layout, MpiPoller& poller, const Doorbell& doorbell,
       routes.empty() ? " none (all direct)" : routes);
 }
 
-void Relay::start(std::function<void(bool)> also) {
+void Relay::start(std::function<void(bool, bool)> also) {
   also_ = std::move(also);
   poller_.set_activity([this](bool rang) {
     const MpiPoller::Progress progress = step(rang);
-    if (also_) also_(waiting_);
+    if (also_)
+      also_(waiting_, progress == MpiPoller::Progress::moved ||
+                          progress == MpiPoller::Progress::waiting);
     return progress;
   });
 }
@@ -113,7 +115,8 @@ MpiPoller::Progress Relay::step(bool rang) {
   if (draining_) check_drained();
   report_stalls();
   if (taken > 0) return MpiPoller::Progress::moved;
-  return pool_.frames_held() > 0 ? MpiPoller::Progress::waiting : MpiPoller::Progress::idle;
+  if (pool_.frames_held() > 0) return MpiPoller::Progress::waiting;
+  return rang && !waiting ? MpiPoller::Progress::expecting : MpiPoller::Progress::idle;
 }
 
 int Relay::take_frames(int slot) {

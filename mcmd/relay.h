@@ -66,7 +66,9 @@ class Relay {
   /// Starts forwarding (registers with the poller); `also` (may be empty) runs on every
   /// poll step too (the runtime's receiving), told whether any message of any tag was
   /// waiting (the step's own PMPI_Iprobe), so that it need not probe when none was.
-  void start(std::function<void(bool waiting)> also = nullptr);
+  /// `also` runs after every step: `waiting` as for Runtime::step, `forwarding` when
+  /// the step moved frames or holds some (mcmd/priority.h).
+  void start(std::function<void(bool waiting, bool forwarding)> also = nullptr);
 
   /// Lets the runtime choose the routes of pairs without a static route (HopRouter).
   void set_dynamic_routes(std::function<int(int destination_vm)> via) {
@@ -141,7 +143,7 @@ class Relay {
   bool draining_ = false;
   std::chrono::steady_clock::time_point drain_deadline_;
   std::function<void(bool)> on_drained_;
-  std::function<void(bool)> also_;
+  std::function<void(bool, bool)> also_;
   bool waiting_ = false;  ///< the last step's PMPI_Iprobe found a message
 };
 

@@ -39,7 +39,7 @@ void Engine::start(const mcm::Layout& layout, std::size_t chunk_bytes, bool adap
   PMPI_Query_thread(&provided);
   blocking_ = adaptive_ && provided != MPI_THREAD_MULTIPLE;
   frames_.start(layout, chunk_bytes, /*via_daemons=*/true, doorbell_, adaptive_);
-  late_.start(layout);
+  late_.start(layout, doorbell_);
   reporting_ = layout.local_daemon >= 0;
   last_progress_end_ = gap_start_ = gap_end_ = mcm::wall_seconds();
   contexts_.start(layout.role_comm, mutex_);

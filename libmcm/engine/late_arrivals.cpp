@@ -4,8 +4,9 @@
 
 namespace mcm::engine {
 
-void LateArrivals::start(const mcm::Layout& layout) {
+void LateArrivals::start(const mcm::Layout& layout, const mcm::Doorbell& bell) {
   layout_ = &layout;
+  bell_ = &bell;
   batches_.assign(static_cast<size_t>(layout.daemon_count), Batch{});
 }
 
@@ -25,9 +26,10 @@ void LateArrivals::send(int vm) {
   queued_ -= buffer->size();
   sent_ += buffer->size();
   MPI_Request request;
+  const int daemon = layout_->daemon_of_vm[static_cast<size_t>(vm)];
   PMPI_Issend(buffer->data(), static_cast<int>(buffer->size() * sizeof(path::LateArrival)),
-              MPI_BYTE, layout_->daemon_of_vm[static_cast<size_t>(vm)], path::kTagPathAck,
-              layout_->private_comm, &request);
+              MPI_BYTE, daemon, path::kTagPathAck, layout_->private_comm, &request);
+  bell_->ring(layout_->doorbell_of_world_rank[static_cast<size_t>(daemon)]);
   requests_.push_back(request);
   buffers_.push_back(std::move(buffer));
 }

@@ -1,7 +1,8 @@
 // The ACK rule on the receiving side (mcm/path_messages.h rule 1): reports of messages the
 // application waited for, batched per source VM and sent to that VM's daemon.
 //
-// add() queues one record; a batch leaves (PMPI_Issend) when it holds kAckBatch records.
+// add() queues one record; a batch leaves (PMPI_Issend, then a ring of the daemon's
+// doorbell: an idle daemon sleeps until something rings) when it holds kAckBatch records.
 // poll() sends batches whose oldest record is kAckDelay old and completes finished sends;
 // drain() sends everything and waits until every batch was matched by its daemon (before
 // the rank tells its daemon it finalizes: the daemons count every ACK). Not thread-safe:
@@ -14,13 +15,15 @@
 #include <vector>
 
 #include "mcm/bootstrap.h"
+#include "mcm/doorbell.h"
 #include "mcm/path_messages.h"
 
 namespace mcm::engine {
 
 class LateArrivals {
  public:
-  void start(const mcm::Layout& layout);
+  /// `bell` (kept by reference) rings the daemons a batch is sent to.
+  void start(const mcm::Layout& layout, const mcm::Doorbell& bell);
   void add(const path::LateArrival& record, double now);
   void poll(double now);
   void drain();
@@ -35,6 +38,7 @@ class LateArrivals {
   void complete();
 
   const mcm::Layout* layout_ = nullptr;
+  const mcm::Doorbell* bell_ = nullptr;
   std::vector<Batch> batches_;  ///< by source VM
   std::size_t queued_ = 0;
   std::vector<MPI_Request> requests_;

@@ -81,6 +81,18 @@ for mode in adaptive relay; do
     [ "${n:-0}" -gt "$most" ] && most=$n
   done
   check "[$mode] no pair switched away more than once in the episode (most: $most)" [ "$most" -le 1 ]
+  if [ $mode = adaptive ]; then
+    # mcmd/priority.h: at the job's priority while healthy, raised while frames move.
+    raised=$(first_time "frames moving: scheduling priority raised to nice -15" "$log")
+    rested=""
+    while read -r stamp _; do
+      t=$(epoch "$stamp")
+      if awk -v t="$t" -v r="${returned:-0}" 'BEGIN { exit !(t >= r) }'; then rested=$t; break; fi
+    done < <(grep "scheduling priority back to nice 0" "$log")
+    check "[adaptive] vm1's daemon ran at nice 0 until the switch, at -15 from it (raised at ${raised:-never})" \
+      within "${raised:-0}" "$onset" "$kSwitchSeconds"
+    check "[adaptive] and back at nice 0 after the return (at ${rested:-never})" [ -n "$rested" ]
+  fi
   grep -h "runtime: switch\|runtime: return" "$logs"/mcmd-vm*.log | cut -c1-220 | sed 's/^/  /'
 done
 
