@@ -7,6 +7,7 @@
 
 #include <vector>
 
+#include "engine/progress_hook.h"
 #include "engine/status.h"
 #include "engine_access.h"
 #include "pattern_recorder.h"
@@ -222,6 +223,14 @@ extern "C" {
 
 int mcm_engine_active(void) { return the_engine().active() ? 1 : 0; }
 
+int mcm_native_collective_begin(void) {
+  if (!the_engine().native_collectives()) return 0;
+  mcm::engine::progress_hook::collective_begin();
+  return 1;
+}
+
+void mcm_native_collective_end(void) { mcm::engine::progress_hook::collective_end(); }
+
 int mcm_wait_progressing(MPI_Request* request, MPI_Status* status) {
   for (Backoff backoff;;) {
     {
@@ -262,11 +271,15 @@ int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
   int remaining = count;
   std::vector<MPI_Request> natives;  // blocking: the pending native requests...
   std::vector<int> native_index;     // ...and where they are in `requests`
+  std::vector<int> which;            // block_some()'s answers, by native
+  std::vector<MPI_Status> native_statuses;
+  std::vector<int> native_errors;
   for (Backoff backoff; remaining > 0;) {
     std::unique_lock<mcm::engine::FairLock> lock(the_engine().lock());
     const bool blocking = the_engine().blocking();
-    // Blocking waits test the native requests once; block() reports them afterwards.
-    const bool test_natives = !blocking || remaining == count;
+    // Blocking waits leave the native requests to block_some() (one PMPI_Waitsome):
+    // each PMPI_Test is a turn of MPI's progress engine.
+    const bool test_natives = !blocking;
     if (!blocking && the_engine().progress()) backoff.moved();
     auto finish = [&](size_t k, MPI_Comm comm) {
       done[k] = true;
@@ -301,15 +314,20 @@ int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
       backoff.idle();
       continue;
     }
-    MPI_Status status;
-    int error = MPI_SUCCESS;
-    const int j = the_engine().block(natives.data(), static_cast<int>(natives.size()), &status, &error);
-    if (j < 0) continue;
-    const int i = native_index[static_cast<size_t>(j)];
-    requests[i] = natives[static_cast<size_t>(j)];
-    if (statuses != MPI_STATUSES_IGNORE) statuses[i] = status;
-    errors[static_cast<size_t>(i)] = error;
-    finish(static_cast<size_t>(i), MPI_COMM_NULL);
+    which.resize(natives.size());
+    native_statuses.resize(natives.size());
+    native_errors.resize(natives.size());
+    const int completed = the_engine().block_some(natives.data(), static_cast<int>(natives.size()),
+                                                  which.data(), native_statuses.data(),
+                                                  native_errors.data());
+    for (int m = 0; m < completed; ++m) {
+      const size_t j = static_cast<size_t>(which[static_cast<size_t>(m)]);
+      const int i = native_index[j];
+      requests[i] = natives[j];
+      if (statuses != MPI_STATUSES_IGNORE) statuses[i] = native_statuses[j];
+      errors[static_cast<size_t>(i)] = native_errors[j];
+      finish(static_cast<size_t>(i), MPI_COMM_NULL);
+    }
   }
   if (!failed) return MPI_SUCCESS;
   if (statuses != MPI_STATUSES_IGNORE)

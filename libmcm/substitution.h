@@ -39,9 +39,17 @@ void mcm_comm_created(MPI_Comm comm);
  * (an MPI_Ssend's acknowledgement, a large frame), which MPI's progress rule forbids. */
 int mcm_engine_active(void);
 
+/* Mode adaptive: whether the calling blocking collective runs as itself (1), the engine
+ * driven from Open MPI's progress loop meanwhile (engine/progress_hook.h); then the
+ * caller calls the blocking PMPI routine and mcm_native_collective_end(). 0: use the
+ * nonblocking twin and mcm_wait_progressing(). Every rank of a job answers alike. */
+int mcm_native_collective_begin(void);
+void mcm_native_collective_end(void);
+
 /* Waits for a native request while driving the engine; MPI_Wait's contract.
- * Collectives always take this way while the engine runs, never a shortcut: a blocking
- * collective does not match the nonblocking twin another rank may have started. */
+ * Collectives take this way while the engine runs unless mcm_native_collective_begin()
+ * says otherwise, on every rank alike: a blocking collective does not match the
+ * nonblocking twin another rank may have started. */
 int mcm_wait_progressing(MPI_Request* request, MPI_Status* status);
 
 /* Called by a Fortran entry point whose Open MPI binding (pmpi_*_) is not loaded:

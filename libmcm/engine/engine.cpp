@@ -1,4 +1,5 @@
 #include "engine.h"
+#include "progress_hook.h"
 
 #include <cstring>
 
@@ -43,6 +44,7 @@ void Engine::start(const mcm::Layout& layout, std::size_t chunk_bytes, bool adap
   reporting_ = layout.local_daemon >= 0;
   last_progress_end_ = gap_start_ = gap_end_ = mcm::wall_seconds();
   contexts_.start(layout.role_comm, mutex_);
+  native_collectives_ = adaptive_ && progress_hook::install(*this);
   PMPI_Comm_dup(MPI_COMM_SELF, &self_);
   active_ = true;
 }
@@ -58,6 +60,8 @@ void Engine::stop() {
   }
   natives_.clear();
   native_ops_.clear();
+  if (native_collectives_) progress_hook::uninstall();
+  native_collectives_ = false;
   frames_.stop();
   active_ = false;
   contexts_.stop();

@@ -51,6 +51,9 @@ class Engine {
   /// Drains buffered sends, then forgets everything. Before PMPI_Finalize.
   void stop();
   bool active() const { return active_; }
+  /// Whether blocking collectives run as themselves, the engine driven from Open MPI's
+  /// progress loop meanwhile (progress_hook.h): mode adaptive with the hook installed.
+  bool native_collectives() const { return native_collectives_; }
   FairLock& lock() { return mutex_; }
   ContextRegistry& contexts() { return contexts_; }
 
@@ -71,6 +74,11 @@ class Engine {
   /// status in *status, its error in *error, extras[i] as MPI left it), or -1.
   int block(MPI_Request* extras = nullptr, int n = 0, MPI_Status* status = nullptr,
             int* error = nullptr);
+  /// Like block(), with PMPI_Waitsome: everything that completed in one call (MPI_Waitall
+  /// over n requests needed up to n rounds otherwise). Returns how many extras
+  /// completed; their indices in which[0..k), their statuses and errors in statuses[i]
+  /// and errors[i] (i: the extra's index; arrays of n), extras[i] as MPI left it.
+  int block_some(MPI_Request* extras, int n, int* which, MPI_Status* statuses, int* errors);
 
   /// Starts a send or receive and returns its handle (a grequest, or a persistent
   /// request's). `context` must be comm's. Arguments must be valid (see valid_*).
@@ -190,9 +198,13 @@ class Engine {
   bool active_ = false;
   bool adaptive_ = false;
   bool blocking_ = false;
+  bool native_collectives_ = false;
   std::vector<MPI_Request> natives_;  ///< contiguous for PMPI_Testsome / Waitany
   std::vector<Op*> native_ops_;       ///< native_ops_[i] owns natives_[i]
   std::vector<MPI_Request> wait_set_;  ///< block() scratch
+  std::vector<int> some_indices_;      ///< block_some() scratch...
+  std::vector<MPI_Status> some_statuses_;
+  std::vector<std::pair<Op*, std::pair<MPI_Status, int>>> natives_done_;
   std::vector<int> done_indices_;
   std::vector<MPI_Status> done_statuses_;
   std::unordered_set<std::uint64_t> epochs_;  ///< (sender world rank << 32 | context)

@@ -30,6 +30,17 @@ class FairLock {
     depth_ = 1;
   }
 
+  /// Takes the lock only if no thread holds it or waits for it (not even this one: a
+  /// caller that may run inside an engine call must not re-enter it). Never waits.
+  bool try_lock_unowned() {
+    std::lock_guard<std::mutex> guard(mutex_);
+    if (depth_ > 0 || serving_ != next_ticket_) return false;
+    ++next_ticket_;
+    owner_ = std::this_thread::get_id();
+    depth_ = 1;
+    return true;
+  }
+
   void unlock() {
     std::lock_guard<std::mutex> guard(mutex_);
     if (--depth_ > 0) return;

@@ -325,4 +325,56 @@ int Engine::block(MPI_Request* extras, int n, MPI_Status* status, int* error) {
   return extra;
 }
 
+int Engine::block_some(MPI_Request* extras, int n, int* which, MPI_Status* statuses,
+                       int* errors) {
+  wait_set_.clear();
+  frames_.wait_set(wait_set_);
+  const size_t frames_end = wait_set_.size();
+  wait_set_.insert(wait_set_.end(), natives_.begin(), natives_.end());
+  const size_t natives_end = wait_set_.size();
+  if (n > 0) wait_set_.insert(wait_set_.end(), extras, extras + n);
+  some_indices_.resize(wait_set_.size());
+  some_statuses_.resize(wait_set_.size());
+  int outcount = MPI_UNDEFINED;
+  const int rc = PMPI_Waitsome(static_cast<int>(wait_set_.size()), wait_set_.data(), &outcount,
+                               some_indices_.data(), some_statuses_.data());
+  if (outcount == MPI_UNDEFINED) return 0;  // nothing active (the attention is posted)
+  bool frames_moved = false;
+  int completed_extras = 0;
+  natives_done_.clear();
+  for (int j = 0; j < outcount; ++j) {
+    const size_t index = static_cast<size_t>(some_indices_[static_cast<size_t>(j)]);
+    const MPI_Status& done = some_statuses_[static_cast<size_t>(j)];
+    const int error = rc == MPI_ERR_IN_STATUS ? done.MPI_ERROR : rc;
+    if (index < frames_end) {
+      frames_.completed(index, wait_set_[index], done);
+      frames_moved = true;
+    } else if (index < natives_end) {
+      const size_t k = index - frames_end;
+      natives_done_.push_back({native_ops_[k], {done, error}});
+      natives_[k] = MPI_REQUEST_NULL;  // removed below, before on_native() may add more
+    } else {
+      const int extra = static_cast<int>(index - natives_end);
+      extras[extra] = wait_set_[index];
+      statuses[extra] = done;
+      errors[extra] = error;
+      which[completed_extras++] = extra;
+    }
+  }
+  if (!natives_done_.empty()) {
+    size_t keep = 0;
+    for (size_t k = 0; k < natives_.size(); ++k) {
+      if (natives_[k] == MPI_REQUEST_NULL) continue;
+      natives_[keep] = natives_[k];
+      native_ops_[keep] = native_ops_[k];
+      ++keep;
+    }
+    natives_.resize(keep);
+    native_ops_.resize(keep);
+    for (auto& [op, outcome] : natives_done_) on_native(op, outcome.first, outcome.second);
+  }
+  if (frames_moved) progress();  // handles the frames or the finished sends
+  return completed_extras;
+}
+
 }  // namespace mcm::engine

@@ -194,12 +194,19 @@ def c_wrapper(ret, name, params, constructor, twin=None):
                      for p, n in zip(params, names))
     if twin:
         # While the engine runs, a rank blocked in MPI must keep matching its peers'
-        # messages (MPI's progress rule): use the nonblocking twin and an engine-driving wait.
-        return ("%s %s(%s) {\n  if (mcm_engine_active()) {\n    MPI_Request request;\n"
+        # messages (MPI's progress rule): either the collective itself with the engine
+        # driven from MPI's progress loop (mode adaptive), or the nonblocking twin and an
+        # engine-driving wait.
+        return ("%s %s(%s) {\n  if (mcm_engine_active()) {\n"
+                "    if (mcm_native_collective_begin()) {\n"
+                "      const int rc = P%s(%s);\n"
+                "      mcm_native_collective_end();\n"
+                "      return rc;\n    }\n"
+                "    MPI_Request request;\n"
                 "    const int rc = P%s(%s, &request);\n"
                 "    return rc == MPI_SUCCESS ? mcm_wait_progressing(&request, MPI_STATUS_IGNORE) : rc;\n"
                 "  }\n  return P%s(%s);\n}\n"
-                % (ret, name, ", ".join(params), twin, args, name, args))
+                % (ret, name, ", ".join(params), name, args, twin, args, name, args))
     if not constructor:
         return "%s %s(%s) {\n  return P%s(%s);\n}\n" % (ret, name, ", ".join(params), name, args)
     out = names[new_comm_index(name, params)]
@@ -233,6 +240,11 @@ def fortran_wrapper(name, params, constructor, twin=None):
         tproto = ", ".join(["void* a%d" % i for i in range(len(params) + 1)] + ["MPI_Fint* ierr"])
         out += "  static void (*twin)(%s) = NULL;\n" % tproto
         out += "  if (!twin) twin = (void (*)(%s))mcm_fortran_lookup(\"p%s_\");\n" % (tproto, tlower)
+        out += "  if (!next) next = (void (*)(%s))mcm_fortran_lookup(\"p%s_\");\n" % (proto, lower)
+        out += "  if (mcm_engine_active() && next && mcm_native_collective_begin()) {  /* see the C wrapper */\n"
+        out += "    next(%s);\n" % ", ".join(actuals)
+        out += "    mcm_native_collective_end();\n"
+        out += "    return;\n  }\n"
         out += "  if (mcm_engine_active() && twin) {  /* see the C wrapper */\n"
         out += "    MPI_Fint frequest;\n"
         out += "    twin(%s, &frequest, ierr);\n" % ", ".join(actuals[:len(params)])

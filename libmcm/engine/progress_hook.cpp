@@ -1,0 +1,68 @@
+#include "progress_hook.h"
+
+#include <dlfcn.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+
+#include "engine.h"
+
+namespace mcm::engine::progress_hook {
+
+namespace {
+
+using Callback = int (*)();
+using Registrar = int (*)(Callback);
+
+Engine* g_engine = nullptr;
+Registrar g_unregister = nullptr;
+std::atomic<int> g_in_collectives{0};
+std::atomic<std::int64_t> g_last_turn_ns{0};  ///< steady clock, of the last engine turn
+
+/// At most one engine turn per interval: each turn's own MPI calls run the progress loop
+/// once more, and turning on every call made an 8-byte MPI_Allreduce on 4 VMs take
+/// 125-150 µs instead of 95-110 µs. 50 µs is far below what a flush or a frame waits for.
+constexpr std::int64_t kTurnIntervalNs = 50'000;
+thread_local bool t_in_hook = false;
+
+/// opal_progress_callback_t: returns how many events it handled.
+int on_progress() {
+  if (g_in_collectives.load(std::memory_order_relaxed) == 0 || t_in_hook) return 0;
+  const std::int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                               std::chrono::steady_clock::now().time_since_epoch())
+                               .count();
+  if (now - g_last_turn_ns.load(std::memory_order_relaxed) < kTurnIntervalNs) return 0;
+  g_last_turn_ns.store(now, std::memory_order_relaxed);
+  t_in_hook = true;  // the engine's MPI calls turn the progress loop again
+  int moved = 0;
+  if (g_engine->lock().try_lock_unowned()) {
+    moved = g_engine->progress() ? 1 : 0;
+    g_engine->lock().unlock();
+  }
+  t_in_hook = false;
+  return moved;
+}
+
+}  // namespace
+
+bool install(Engine& engine) {
+  // int opal_progress_register(opal_progress_callback_t): libopen-pal, Open MPI 3-5.
+  auto reg = reinterpret_cast<Registrar>(dlsym(RTLD_DEFAULT, "opal_progress_register"));
+  auto unreg = reinterpret_cast<Registrar>(dlsym(RTLD_DEFAULT, "opal_progress_unregister"));
+  if (reg == nullptr || unreg == nullptr) return false;
+  g_engine = &engine;
+  if (reg(on_progress) != 0) return false;  // OPAL_SUCCESS is 0
+  g_unregister = unreg;
+  return true;
+}
+
+void uninstall() {
+  if (g_unregister != nullptr) g_unregister(on_progress);
+  g_unregister = nullptr;
+}
+
+void collective_begin() { g_in_collectives.fetch_add(1, std::memory_order_relaxed); }
+void collective_end() { g_in_collectives.fetch_sub(1, std::memory_order_relaxed); }
+
+}  // namespace mcm::engine::progress_hook
