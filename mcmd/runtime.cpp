@@ -95,7 +95,17 @@ void Runtime::on_timer() {
   for (int vm = 0; vm < layout_.daemon_count; ++vm)
     if (vm != layout_.vm && (everyone || selector_.detoured(vm))) send_probe(vm);
   for (const Decision& d : selector_.tick(mcm::wall_seconds())) apply(d);
-  const int period_us = std::max(1000, config_.probe_interval_ms * 1000 / 4);
+  int period_us = std::max(1000, config_.probe_interval_ms * 1000 / 4);
+  bool any_detoured = false;
+  for (int vm = 0; vm < layout_.daemon_count; ++vm)
+    any_detoured = any_detoured || (vm != layout_.vm && selector_.detoured(vm));
+  if (!any_detoured) {
+    // The quarter ticks would probe nobody: sleep until the next probe of everyone (an
+    // idle daemon wakes 5 times a second for this timer instead of 20).
+    const int quarters_left = 4 - static_cast<int>((ticks_ - 1) % 4);
+    period_us *= quarters_left;
+    ticks_ += static_cast<std::uint64_t>(quarters_left - 1);
+  }
   timer_.expires_after(std::chrono::microseconds(period_us));
   timer_.async_wait([this](const boost::system::error_code& ec) {
     if (!ec) on_timer();

@@ -7,7 +7,8 @@
 //    each message took), probes from other daemons (answered at once) and replies to its
 //    own probes (observations of its direct paths, and each peer's view of its paths).
 //  - A timer every probe_interval/4: probes the detoured pairs' direct paths, and every
-//    fourth time all other daemons; then lets the selector return recovered pairs.
+//    fourth time all other daemons; then lets the selector return recovered pairs. With
+//    no pair detoured, only the fourth ticks (every probe_interval).
 //  - Decisions: logged (info) with their reason and figures. The relay's source role asks
 //    via() for every new message; in mode adaptive the ranks of this VM are told with a
 //    kRouteUpdate frame (wire.h rule 7).
