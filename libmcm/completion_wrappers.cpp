@@ -295,9 +295,13 @@ int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
       if (done[k]) continue;
       int flag = 0;
       MPI_Comm comm = MPI_COMM_NULL;
-      if (requests[i] != MPI_REQUEST_NULL && the_engine().owns(requests[i])) {
+      if (requests[i] == MPI_REQUEST_NULL) {
+        // Done at once with an empty status; PMPI_Waitsome would skip it forever.
+        if (statuses != MPI_STATUSES_IGNORE) mcm::engine::fill_empty_status(&statuses[i]);
+        flag = 1;
+      } else if (the_engine().owns(requests[i])) {
         flag = test_ours(&requests[i], at(statuses, i), &errors[k], &comm);
-      } else if (test_natives) {
+      } else if (test_natives || the_engine().native_persistent(requests[i])) {
         errors[k] = PMPI_Test(&requests[i], &flag, at(statuses, i));
         flag = flag || errors[k] != MPI_SUCCESS;
       }
@@ -404,6 +408,7 @@ int MPI_Request_free(MPI_Request* request) {
   mcm::shim::recorder::forget(*request);  // a persistent send's handle may be reused
   if (!engine_on() || *request == MPI_REQUEST_NULL) return PMPI_Request_free(request);
   Lock lock(the_engine().lock());
+  the_engine().forget_native_persistent(*request);
   if (!the_engine().owns(*request)) return PMPI_Request_free(request);
   the_engine().free(request);
   return MPI_SUCCESS;

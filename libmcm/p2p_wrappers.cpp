@@ -91,6 +91,10 @@ int init(const void* buf, int count, MPI_Datatype type, int peer, int tag, MPI_C
   int rc = MPI_SUCCESS;
   if (!ok) {
     rc = native(buf, count, type, peer, tag, comm, request);
+    if (rc == MPI_SUCCESS && the_engine().active()) {
+      Lock lock(the_engine().lock());
+      the_engine().note_native_persistent(*request);
+    }
   } else {
     Lock lock(the_engine().lock());
     using Kind = mcm::engine::Op::Kind;

@@ -105,6 +105,15 @@ class Engine {
   MPI_Request imrecv(void* buf, int count, MPI_Datatype type, MPI_Message* message);
 
   bool owns(MPI_Request request) const { return ops_.count(request) != 0; }
+  /// Persistent requests MPI made itself (communicators the engine does not manage):
+  /// blocking waits cannot leave them to PMPI_Waitsome, which skips them while inactive
+  /// (an inactive request completes at once, MPI-3.1 §3.7.3). Noted at creation,
+  /// forgotten when freed.
+  void note_native_persistent(MPI_Request request) { native_persistent_.insert(request); }
+  void forget_native_persistent(MPI_Request request) { native_persistent_.erase(request); }
+  bool native_persistent(MPI_Request request) const {
+    return native_persistent_.count(request) != 0;
+  }
   /// If `*request` (ours) has completed: fills `status`, stores the operation's error in
   /// `*error`, releases a nonpersistent request (*request = MPI_REQUEST_NULL) and returns
   /// true. An inactive persistent request counts as completed with an empty status.
@@ -222,6 +231,7 @@ class Engine {
   MPI_Comm self_ = MPI_COMM_NULL;  ///< private dup of MPI_COMM_SELF for unpacking
   std::unordered_map<MPI_Request, Op*> ops_;
   std::unordered_set<MPI_Message> probed_;
+  std::unordered_set<MPI_Request> native_persistent_;
   std::unordered_map<std::uint64_t, Op*> awaiting_ack_;
   std::unordered_map<std::uint64_t, Message*> assembling_;  ///< (sender << 40 | msg_id)
   std::unordered_map<std::uint64_t, std::uint64_t> next_seq_;  ///< (dest << 32 | ctx)

@@ -141,7 +141,7 @@ run8 cg-off off "$BUILD/test/apps/cg" -class S
 run8 nbody-off off "$BUILD/test/apps/nbody"
 flip &
 toggler=$!
-run8 stress adaptive "$BUILD/test/mpi/stress_p2p" -messages 30000 -total-bytes 150000000
+run8 stress adaptive "$BUILD/test/mpi/stress_p2p" -messages 150000 -total-bytes 900000000
 run8 cg adaptive "$BUILD/test/apps/cg" -class S
 run8 nbody adaptive "$BUILD/test/apps/nbody"
 kill $toggler 2>/dev/null; wait $toggler 2>/dev/null; toggler=""
