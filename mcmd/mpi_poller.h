@@ -13,7 +13,8 @@
 //  - doubling up to max_sleep after a ring that found nothing yet (the frame it announced
 //    is still on the wire);
 //  - otherwise max_sleep at once: every message that reaches a daemon rings its doorbell
-//    (frames, probes and replies, ACK batches, a rank's finalizing), so an idle daemon
+//    (frames, probes, ACK batches, a rank's finalizing; probe replies, which carry their
+//    own timing, wait for the next wake-up), so an idle daemon
 //    needs no timed poll; max_sleep is the safety net for a lost ring. An idle daemon wakes
 //    for its own probe timer and the messages it is sent, a few dozen times a second.
 // Not thread-safe: one event loop thread.

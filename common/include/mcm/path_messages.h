@@ -24,7 +24,11 @@
 //     current excess (µs) of its direct path to that VM over the base latency, +inf while
 //     that path is congested, NaN when unknown (PathSelector::direct_excess). The prober
 //     gets one observation of its direct path to the peer, and the peer's view of its
-//     paths, which ranks detours through the peer.
+//     paths, which ranks detours through the peer. The reply rings no doorbell: its
+//     latency was taken at receipt by the peer (t_received), so the prober reads it at
+//     its next wake-up (its probe timer, another message, or the poller's safety net)
+//     without losing accuracy; a ring per reply cost each idle daemon a third of its
+//     wake-ups.
 #pragma once
 
 #include <cstdint>
