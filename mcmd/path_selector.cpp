@@ -61,9 +61,13 @@ const PathRecord* PathSelector::record(int destination, int via) const {
 }
 
 std::optional<Decision> PathSelector::observe(int destination, int via, double latency_us,
-                                              long long bytes, double now, bool probe) {
+                                              long long bytes, double now, bool probe,
+                                              double sent) {
   if (destination < 0 || destination >= vm_count() || destination == my_vm_) return std::nullopt;
   if (via >= vm_count() || via == my_vm_ || via == destination) return std::nullopt;
+  if (!probe && via == via_[static_cast<size_t>(destination)] &&
+      sent < pairs_[static_cast<size_t>(destination)].changed_at)
+    return std::nullopt;  // the old route's backlog, not this path (see the header)
   const double b = base(destination, via, bytes);
   if (!(b > 0)) return std::nullopt;  // the table does not know this path: not monitored
   PathRecord& r = record_of(destination, via);
@@ -143,6 +147,7 @@ std::optional<Decision> PathSelector::search(int destination, long long bytes, d
   pair.next_search = now + config_.return_after_ms / 1000.0;
   d.to_via = best;
   via_[static_cast<size_t>(destination)] = best;
+  pair.changed_at = now;
   if (best < 0) {
     d.kind = Decision::Kind::back_to_direct;
     ++returns_;
@@ -200,7 +205,7 @@ std::vector<Decision> PathSelector::tick(double now) {
                   ms(last.base_us) + ": " + times(last.ratio()) + ")";
     via_[static_cast<size_t>(d)] = -1;
     ++returns_;
-    pair.returned_at = now;
+    pair.returned_at = pair.changed_at = now;
     pair.next_search = now;
     decisions.push_back(std::move(back));
   }

@@ -31,6 +31,7 @@
 #pragma once
 
 #include <functional>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -69,9 +70,15 @@ class PathSelector {
                std::vector<std::string> names);
 
   /// Records an observation of path (destination, via) made at `now` (one-way latency,
-  /// offsets removed). Returns a decision when it triggered a search.
+  /// offsets removed) of a message sent at `sent` (this VM's clock). Returns a decision
+  /// when it triggered a search. A message (not a probe) sent before the pair's route
+  /// last changed is ignored on the path now in use: it waited behind the old route's
+  /// backlog at the source, which its latency includes (after a return, such messages
+  /// read 8-58 ms against a base of 0.5 ms and made the pair flee again at once). NaN:
+  /// the send time is unknown, the observation counts.
   std::optional<Decision> observe(int destination, int via, double latency_us, long long bytes,
-                                  double now, bool probe);
+                                  double now, bool probe,
+                                  double sent = std::numeric_limits<double>::quiet_NaN());
   /// What `peer` reports about its own direct paths (direct_excess() there), received at
   /// `now`.
   void peer_report(int peer, std::vector<double> excess_us, double now);
@@ -101,6 +108,7 @@ class PathSelector {
   struct Pair {  ///< the state of one destination
     double next_search = 0;    ///< no search before (episode rate limit)
     double returned_at = -1e9; ///< last return to direct
+    double changed_at = -1e9;  ///< last change of route (switch or return)
     int flights = 0;           ///< fled again soon after a return (hold doubling)
   };
   double base(int destination, int via, long long bytes) const;

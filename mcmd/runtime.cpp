@@ -184,7 +184,7 @@ void Runtime::on_acks(const std::vector<char>& bytes) {
     const double arrived_here = clocks_.convert(a.t_arrive, a.destination_vm, layout_.vm);
     const double latency_us = std::max(0.0, (arrived_here - a.t_send) * 1e6);
     if (auto decision = selector_.observe(a.destination_vm, a.via, latency_us,
-                                          static_cast<long long>(a.bytes), now, false))
+                                          static_cast<long long>(a.bytes), now, false, a.t_send))
       apply(*decision);
   }
 }

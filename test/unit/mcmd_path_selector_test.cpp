@@ -171,6 +171,32 @@ TEST_CASE("selector: return after the direct path stayed healthy; flapping backs
   CHECK(s.returns() == 2);
 }
 
+TEST_CASE("selector: messages sent before a return are the old route's backlog, not news",
+          "[runtime]") {
+  PathSelector s = selector();
+  double t = 0;
+  for (int i = 0; i < 3; ++i) {
+    t += 0.01;
+    s.observe(1, -1, 20000, kBytes, t, false, t);
+  }
+  REQUIRE(s.via(1) == 2);
+  for (int i = 0; i < 22; ++i) s.observe(1, -1, 110, 16, t += 0.05, true);
+  REQUIRE(s.tick(t).size() == 1);
+  REQUIRE(s.via(1) == -1);
+  const double returned = t;
+  // Messages that queued at the source during the detour arrive late on the direct path:
+  // they were sent before the return, so the pair stays.
+  for (int i = 0; i < 5; ++i)
+    CHECK_FALSE(s.observe(1, -1, 20000, kBytes, t += 0.005, false, returned - 0.1));
+  CHECK(s.via(1) == -1);
+  // The same latencies of messages sent after the return are congestion again.
+  for (int i = 0; i < 3; ++i) {
+    t += 0.01;
+    s.observe(1, -1, 20000, kBytes, t, false, t);
+  }
+  CHECK(s.via(1) == 2);
+}
+
 TEST_CASE("selector: no return while the reverse path is congested", "[runtime]") {
   PathSelector s = selector();
   double t = 0;
