@@ -176,6 +176,13 @@ class Engine {
   void send_native(Op* op);
   PeerSendState& peer_state(Context& c, int peer);
 
+  /// wait_set_ = the frames' requests, then natives_, then extras[0..n); where each part
+  /// ends (block(), block_some()).
+  struct WaitSetEnds {
+    std::size_t frames = 0, natives = 0;
+  };
+  WaitSetEnds fill_wait_set(const MPI_Request* extras, int n);
+
   // Native requests the engine watches (backings, fences, persistent natives).
   void watch(Op* op);
   void unwatch(Op* op);

@@ -292,13 +292,19 @@ void Engine::on_native(Op* op, const MPI_Status& status, int error) {
 
 // ---- waiting -----------------------------------------------------------------------------
 
-int Engine::block(MPI_Request* extras, int n, MPI_Status* status, int* error) {
+Engine::WaitSetEnds Engine::fill_wait_set(const MPI_Request* extras, int n) {
   wait_set_.clear();
   frames_.wait_set(wait_set_);
-  const size_t frames_end = wait_set_.size();
+  WaitSetEnds ends;
+  ends.frames = wait_set_.size();
   wait_set_.insert(wait_set_.end(), natives_.begin(), natives_.end());
-  const size_t natives_end = wait_set_.size();
+  ends.natives = wait_set_.size();
   if (n > 0) wait_set_.insert(wait_set_.end(), extras, extras + n);
+  return ends;
+}
+
+int Engine::block(MPI_Request* extras, int n, MPI_Status* status, int* error) {
+  const auto [frames_end, natives_end] = fill_wait_set(extras, n);
   int index = MPI_UNDEFINED;
   MPI_Status done;
   const int rc = PMPI_Waitany(static_cast<int>(wait_set_.size()), wait_set_.data(), &index, &done);
@@ -327,12 +333,7 @@ int Engine::block(MPI_Request* extras, int n, MPI_Status* status, int* error) {
 
 int Engine::block_some(MPI_Request* extras, int n, int* which, MPI_Status* statuses,
                        int* errors) {
-  wait_set_.clear();
-  frames_.wait_set(wait_set_);
-  const size_t frames_end = wait_set_.size();
-  wait_set_.insert(wait_set_.end(), natives_.begin(), natives_.end());
-  const size_t natives_end = wait_set_.size();
-  if (n > 0) wait_set_.insert(wait_set_.end(), extras, extras + n);
+  const auto [frames_end, natives_end] = fill_wait_set(extras, n);
   some_indices_.resize(wait_set_.size());
   some_statuses_.resize(wait_set_.size());
   int outcount = MPI_UNDEFINED;
