@@ -111,8 +111,8 @@ class Engine {
   /// forgotten when freed.
   void note_native_persistent(MPI_Request request) { native_persistent_.insert(request); }
   void forget_native_persistent(MPI_Request request) { native_persistent_.erase(request); }
-  bool native_persistent(MPI_Request request) const {
-    return native_persistent_.count(request) != 0;
+  bool native_persistent(MPI_Request request) const {  // MPI_Waitall asks per request
+    return !native_persistent_.empty() && native_persistent_.count(request) != 0;
   }
   /// If `*request` (ours) has completed: fills `status`, stores the operation's error in
   /// `*error`, releases a nonpersistent request (*request = MPI_REQUEST_NULL) and returns
