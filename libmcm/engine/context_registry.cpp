@@ -1,6 +1,6 @@
 #include "context_registry.h"
 
-#include <algorithm>
+#include <cstdio>
 #include <numeric>
 
 namespace mcm::engine {
@@ -11,6 +11,10 @@ void ContextRegistry::start(MPI_Comm app_world, FairLock& lock) {
   lock_ = &lock;
   PMPI_Comm_group(MPI_COMM_WORLD, &world_group_);
   PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, &ContextRegistry::delete_attr, &keyval_, this);
+  int world_rank = 0, world_size = 1;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+  PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
+  ids_.emplace(world_rank, world_size);
   add(app_world, 0);
   add(MPI_COMM_SELF, 1);
 }
@@ -23,7 +27,7 @@ void ContextRegistry::stop() {
   for (MPI_Comm c : comms) PMPI_Comm_delete_attr(c, keyval_);
   PMPI_Comm_free_keyval(&keyval_);
   PMPI_Group_free(&world_group_);
-  next_id_ = 2;
+  ids_.reset();
 }
 
 void ContextRegistry::register_new(MPI_Comm comm) {
@@ -32,35 +36,21 @@ void ContextRegistry::register_new(MPI_Comm comm) {
   PMPI_Comm_test_inter(comm, &inter);
   MPI_Comm agree = comm;
   if (inter) PMPI_Intercomm_merge(comm, 0, &agree);
-  int id = -1;
-  while ((id = agree_once(agree)) < 0) {  // a failed round left next_id_ above its id
+  int rank = 0, id = -1;
+  PMPI_Comm_rank(agree, &rank);
+  if (rank == 0) {
+    Guard guard(*lock_);
+    id = ids_->next([this](int candidate) { return by_id_.count(candidate) != 0; });
   }
+  PMPI_Bcast(&id, 1, MPI_INT, 0, agree);  // outside the lock: see the header, "Threads"
   if (inter) PMPI_Comm_free(&agree);
+  if (id < 0) {
+    std::fprintf(stderr, "libmcm: no free communicator id left in this process (%zu live)\n",
+                 by_id_.size());
+    PMPI_Abort(MPI_COMM_WORLD, 1);
+  }
   Guard guard(*lock_);
   add(comm, id);
-}
-
-int ContextRegistry::agree_once(MPI_Comm agree) {
-  int provided = MPI_THREAD_SINGLE;
-  PMPI_Query_thread(&provided);
-  int mine[2] = {0, provided == MPI_THREAD_MULTIPLE ? 1 : 0}, all[2] = {0, 0};
-  {
-    Guard guard(*lock_);
-    mine[0] = next_id_++;  // reserved: no other thread here proposes or takes it
-  }
-  PMPI_Allreduce(mine, all, 2, MPI_INT, MPI_MAX, agree);
-  const int id = all[0];
-  int free_here = 1, free_everywhere = 0;
-  {
-    // Every id below next_id_ but our own proposal may be another thread's (reserved,
-    // taken, or skipped: either way not ours to take); from next_id_ up all are free.
-    Guard guard(*lock_);
-    free_here = id == mine[0] || id >= next_id_ ? 1 : 0;
-    next_id_ = std::max(next_id_, id + 1);  // reserved, even if the round fails
-  }
-  if (all[1] == 0) return id;  // no member has threads: the maximum is free everywhere
-  PMPI_Allreduce(&free_here, &free_everywhere, 1, MPI_INT, MPI_MIN, agree);
-  return free_everywhere ? id : -1;
 }
 
 Context* ContextRegistry::find(MPI_Comm comm) const {

@@ -2,28 +2,20 @@
 //
 // Every managed communicator has a *context id*, the same in all its processes, that
 // frames carry (wire::Envelope::context) so the receiver knows which communicator a
-// message belongs to. Ids are agreed collectively when the communicator is created, on
-// the new communicator (on an intercommunicator, on a temporary merge of it):
-//   1. each process proposes the next id it has never used or reserved, and reserves it;
-//      one PMPI_Allreduce(MAX) gives the id, and whether any member runs with
-//      MPI_THREAD_MULTIPLE;
-//   2. only then (all members learn it alike): in such a process another thread may have
-//      reserved or taken that id meanwhile for another communicator, so a second
-//      PMPI_Allreduce(MIN) asks whether the id is free everywhere; if not, all propose
-//      again above it.
-// A process without threads always finds the maximum free (it is at least its own next
-// id): one collective per new communicator. Ids are never reused in a process, so a late
-// frame of a freed communicator can never match a new one.
-// The application world has id 0, MPI_COMM_SELF id 1.
+// message belongs to. Rank 0 of the new communicator (of a temporary merge, for an
+// intercommunicator) allocates the id from its own sequence, unique in the whole job
+// (context_ids.h), and broadcasts it: one collective per new communicator, with or
+// without threads. Ids are not reused, so a late frame of a freed communicator can
+// never match a new one. The application world has id 0, MPI_COMM_SELF id 1.
 //
 // The Context lives in an attribute of the communicator (private keyval), so lookup is
 // one attribute fetch, and MPI_Comm_free of the communicator removes it. Communicators
 // that were never registered (made by MPI_Comm_idup, spawn, connect/accept, join) are
 // "unmanaged": their point-to-point traffic passes through to MPI unchanged.
 //
-// Threads: register_new() runs its collectives without the engine lock (two threads may
+// Threads: register_new() runs its broadcast without the engine lock (two threads may
 // create communicators at once, each holding up the other's peers otherwise) and takes
-// the lock itself around its bookkeeping; so does the removal when a communicator is
+// the lock itself around the allocation and its bookkeeping; so does the removal when a communicator is
 // freed. Callers of find() hold the engine lock.
 #pragma once
 
@@ -32,9 +24,11 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
+#include "context_ids.h"
 #include "fair_lock.h"
 
 namespace mcm::engine {
@@ -82,14 +76,12 @@ class ContextRegistry {
   Context* find(int id) const;
 
  private:
-  /// One round of the agreement; the agreed id, or -1 (propose again).
-  int agree_once(MPI_Comm agree);
   void add(MPI_Comm comm, int id);
   static int delete_attr(MPI_Comm comm, int keyval, void* value, void* extra);
 
   FairLock* lock_ = nullptr;
   int keyval_ = MPI_KEYVAL_INVALID;
-  int next_id_ = 2;  ///< ids below it are used, reserved or skipped here (never reused)
+  std::optional<ContextIds> ids_;  ///< this process's id sequence (set by start())
   MPI_Group world_group_ = MPI_GROUP_NULL;
   std::unordered_map<int, Context*> by_id_;
 };
