@@ -6,6 +6,7 @@
 
 #include "engine.h"
 #include "mcm/clock.h"
+#include "progress_hook.h"
 #include "status.h"
 
 namespace mcm::engine {
@@ -51,6 +52,7 @@ Engine::SendPath Engine::send_path(Context& c, int peer) {
   }
   if (p.flushing) {  // detoured again: that flush's answer is stale
     p.flushing = false;
+    progress_hook::flush_end();
     release_held(c, p, /*as_frames=*/true);
   }
   if (p.framing) return SendPath::frames;
@@ -81,6 +83,7 @@ void Engine::send_fence(Op* op, Context& c) {
 
 void Engine::send_flush(Context& c, int peer, PeerSendState& p) {
   p.flushing = true;
+  progress_hook::flush_begin();  // held sends complete for the caller: see progress_hook.h
   wire::Envelope e;
   e.kind = wire::kFlush;
   e.source = layout_->world_rank;
@@ -140,6 +143,7 @@ void Engine::on_flush_ack(const wire::Envelope& e) {
   PeerSendState& p = peer_state(*c, e.source_in_comm);
   if (!p.flushing || p.flush_generation != e.msg_id) return;  // detoured again since
   p.flushing = false;
+  progress_hook::flush_end();
   p.framing = false;
   --framing_;
   p.fenced_through = p.natives;  // nothing native is on the wire

@@ -18,6 +18,7 @@ using Registrar = int (*)(Callback);
 Engine* g_engine = nullptr;
 Registrar g_unregister = nullptr;
 std::atomic<int> g_in_collectives{0};
+std::atomic<int> g_flushing{0};  ///< outstanding flushes of this process
 std::atomic<std::int64_t> g_last_turn_ns{0};  ///< steady clock, of the last engine turn
 
 /// At most one engine turn per interval: each turn's own MPI calls run the progress loop
@@ -28,7 +29,9 @@ thread_local bool t_in_hook = false;
 
 /// opal_progress_callback_t: returns how many events it handled.
 int on_progress() {
-  if (g_in_collectives.load(std::memory_order_relaxed) == 0 || t_in_hook) return 0;
+  if (t_in_hook || (g_in_collectives.load(std::memory_order_relaxed) == 0 &&
+                    g_flushing.load(std::memory_order_relaxed) == 0))
+    return 0;
   const std::int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
                                std::chrono::steady_clock::now().time_since_epoch())
                                .count();
@@ -64,5 +67,7 @@ void uninstall() {
 
 void collective_begin() { g_in_collectives.fetch_add(1, std::memory_order_relaxed); }
 void collective_end() { g_in_collectives.fetch_sub(1, std::memory_order_relaxed); }
+void flush_begin() { g_flushing.fetch_add(1, std::memory_order_relaxed); }
+void flush_end() { g_flushing.fetch_sub(1, std::memory_order_relaxed); }
 
 }  // namespace mcm::engine::progress_hook

@@ -1,5 +1,5 @@
 // Drives the engine from inside Open MPI's progress loop while a rank is blocked in a
-// native collective (mode adaptive).
+// native collective, or in any MPI call while a flush is outstanding (mode adaptive).
 //
 // Why: a blocking collective run as its nonblocking twin plus an engine-driving wait
 // (mcm_wait_progressing) keeps the engine answering its peers, but Open MPI's libnbc
@@ -14,6 +14,14 @@
 //    (dlsym); false (nothing registered) without it. Every rank of a job runs the same
 //    Open MPI, so every rank decides alike: a blocking collective never meets the
 //    nonblocking twin on another rank.
+//  - While a flush is outstanding (between flush_begin() and flush_end(), wire.h rule 11)
+//    the same holds in every MPI call of every thread, whatever it is: a held send that
+//    was copied has completed for the application (native_path.cpp, copied()), so MPI's
+//    progress rule says it must reach its receiver even if the sender's next call is one
+//    the engine does not drive (MPI_Comm_dup, MPI_Win_fence, a file operation, a wait on
+//    an unmanaged communicator). Without this, a sender that went on into MPI_Comm_dup
+//    kept its message back until the receiver, which needed it before joining the
+//    MPI_Comm_dup, gave up (test/mpi/p2p_threads.c under flipping routes).
 //  - While at least one thread is between collective_begin() and collective_end(), each
 //    call of the hook takes the engine lock if nobody holds it (never waits, never
 //    re-enters an engine call of its own thread: the engine's own MPI calls run Open MPI's
@@ -32,6 +40,9 @@ bool install(Engine& engine);
 void uninstall();
 void collective_begin();
 void collective_end();
+/// A peer's sends are held for a flush (PeerSendState::flushing): called under the lock.
+void flush_begin();
+void flush_end();
 
 }  // namespace progress_hook
 }  // namespace mcm::engine
