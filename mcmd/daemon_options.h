@@ -19,7 +19,7 @@ struct DaemonOptions {
   std::string paths_path;   ///< --paths: mcm-probe's topology, empty: none
   std::optional<Topology> topology;  ///< loaded and validated from paths_path
   std::string log_level = "info";
-  std::chrono::microseconds max_idle_sleep{50000};
+  std::chrono::microseconds max_idle_sleep{DaemonConfig{}.idle_sleep_max_us};
   int nice = DaemonConfig{}.nice;
   RuntimeConfig runtime;          ///< the config's runtime section
   RelayConfig relay;              ///< --chunk-bytes/--buffer-bytes over the config's relay:

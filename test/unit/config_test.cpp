@@ -36,7 +36,7 @@ TEST_CASE("config: an empty file gives the defaults", "[config]") {
     const mcm::Config c = mcm::parse_config(text, "mcm.yaml");
     CHECK(c.mode == mcm::Mode::off);
     CHECK(c.log_dir.empty());
-    CHECK(c.daemon.idle_sleep_max_us == 50000);
+    CHECK(c.daemon.idle_sleep_max_us == 200000);
     CHECK(c.daemon.log_level == "info");
     CHECK(c.daemon.nice == -15);
   }
