@@ -15,8 +15,8 @@
 //
 // Threads: register_new() runs its broadcast without the engine lock (two threads may
 // create communicators at once, each holding up the other's peers otherwise) and takes
-// the lock itself around the allocation and its bookkeeping; so does the removal when a communicator is
-// freed. Callers of find() hold the engine lock.
+// the lock itself around the allocation and its bookkeeping; so does the removal when a
+// communicator is freed. Callers of find() hold the engine lock.
 #pragma once
 
 #include <mpi.h>
