@@ -14,19 +14,19 @@
 //    (dlsym); false (nothing registered) without it. Every rank of a job runs the same
 //    Open MPI, so every rank decides alike: a blocking collective never meets the
 //    nonblocking twin on another rank.
+//  - While at least one thread is between collective_begin() and collective_end(), each
+//    call of the hook takes the engine lock if nobody holds it (never waits, never
+//    re-enters an engine call of its own thread: the engine's own MPI calls run Open MPI's
+//    progress too) and runs one Engine::progress(), at most once per 50 µs.
 //  - While a flush is outstanding (between flush_begin() and flush_end(), wire.h rule 11)
-//    the same holds in every MPI call of every thread, whatever it is: a held send that
+//    it does the same in every MPI call of every thread, whatever it is: a held send that
 //    was copied has completed for the application (native_path.cpp, copied()), so MPI's
 //    progress rule says it must reach its receiver even if the sender's next call is one
 //    the engine does not drive (MPI_Comm_dup, MPI_Win_fence, a file operation, a wait on
 //    an unmanaged communicator). Without this, a sender that went on into MPI_Comm_dup
 //    kept its message back until the receiver, which needed it before joining the
 //    MPI_Comm_dup, gave up (test/mpi/p2p_threads.c under flipping routes).
-//  - While at least one thread is between collective_begin() and collective_end(), each
-//    call of the hook takes the engine lock if nobody holds it (never waits, never
-//    re-enters an engine call of its own thread: the engine's own MPI calls run Open MPI's
-//    progress too) and runs one Engine::progress(), at most once per 50 µs. Otherwise it
-//    returns at once (one relaxed atomic load).
+//  - Otherwise it returns at once (two relaxed atomic loads).
 //  - uninstall() unregisters it (Engine::stop, before MPI_Finalize).
 #pragma once
 
