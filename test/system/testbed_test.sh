@@ -131,7 +131,7 @@ test_preconditions() {
     fail "running as root (the testbed needs root)"; summary_exit
   fi
   local t
-  for t in ip tc iperf3 nsenter setpriv findmnt ss; do
+  for t in ip tc iperf3 nsenter setpriv findmnt ss taskset; do
     command -v "$t" >/dev/null || { fail "tool $t installed"; summary_exit; }
   done
   if [ -e "$STATE" ] || ip link show mcmbr0 >/dev/null 2>&1; then
@@ -190,6 +190,10 @@ test_vms() {
   check "vm1 reaches vm3 over TCP (a refused connect proves the path)" \
     "$RSH" vm1 'timeout 3 bash -c "exec 3<>/dev/tcp/10.77.0.3/9" 2>&1 | grep -q refused'
   verdict "root namespace hostname untouched" "$(hostname)" test "$(hostname)" != vm1
+  local mine theirs
+  mine=$(awk '/^Cpus_allowed_list:/ {print $2}' /proc/self/status)
+  theirs=$("$RSH" vm1 'grep Cpus_allowed_list /proc/self/status' 2>&1 | awk '{print $2}' || true)
+  verdict "without --pin a VM's processes may run on every CPU ($mine)" "got '$theirs'" test "$mine" = "$theirs"
   expect_fail "rsh to an unknown host exits 255" 255 "unknown host 'vm9'" "$RSH" vm9 true
   local envout
   envout=$(PMIX_SECRET=1 OMPI_COMM_WORLD_RANK=1 OMPI_MCA_foo=bar "$RSH" -x vm2 env 2>&1 || true)
@@ -267,6 +271,26 @@ test_down() {
   verdict "down leaves nothing" "$(one_line "$left")" test -z "$left"
 }
 
+# test_pin: `up 3 --pin` puts VM i's processes on CPU i-1 modulo the CPUs the testbed may
+# use (here: the two CPUs this test allows it, or the one it has), as testbed-rsh enters it.
+test_pin() {
+  local -a cpus
+  mapfile -t cpus < <(taskset -c -p $$ | sed 's/.*: //' | tr ',' '\n' |
+                      awk -F- '{for (c = $1; c <= ($2 == "" ? $1 : $2); ++c) print c}' | head -2)
+  local allowed; allowed=$(IFS=,; echo "${cpus[*]}")
+  check "up 3 --pin (CPUs $allowed)" taskset -c "$allowed" "$TB" up 3 --pin
+  local i want got
+  for i in 1 2 3; do
+    want=${cpus[(i - 1) % ${#cpus[@]}]}
+    got=$("$RSH" vm"$i" 'grep Cpus_allowed_list /proc/self/status' 2>&1 | awk '{print $2}' || true)
+    verdict "vm$i's processes run on CPU $want only" "got Cpus_allowed_list '$got'" test "$got" = "$want"
+  done
+  check "status shows each VM's CPU" bash -c "'$TB' status | grep -q 'vm2 .* cpu ${cpus[1 % ${#cpus[@]}]}\$'"
+  check "down after up --pin" "$TB" down
+  local left; left=$(leftovers)
+  verdict "nothing left after up --pin + down" "$(one_line "$left")" test -z "$left"
+}
+
 test_down_after_crash() {
   # 1. kill -9 in the middle of up.
   local pid
@@ -306,6 +330,7 @@ main() {
   test_mpi
   test_congestion
   test_down
+  test_pin
   test_down_after_crash
   summary_exit
 }
