@@ -10,8 +10,8 @@
 //    activity has work in flight that did not move (Open MPI's progress engine, which only
 //    turns inside MPI calls, still has transfers to push, but the daemon must not burn a
 //    core waiting);
-//  - doubling up to max_sleep after a ring that found nothing yet (the frame it announced
-//    is still on the wire);
+//  - doubling up to max_sleep while the activity still expects what a ring announced
+//    (the message is still on the wire; the relay expects it for up to 100 ms);
 //  - otherwise max_sleep at once: every message that reaches a daemon rings its doorbell
 //    (frames, probes, ACK batches, a rank's finalizing; probe replies, which carry their
 //    own timing, wait for the next wake-up), so an idle daemon

@@ -20,14 +20,30 @@ constexpr int kReceiveAtOnceBytes = 4096;
 /// How long held frames may sit without any frame moving before the relay says so.
 constexpr std::chrono::seconds kStallReport{5};
 
+/// How long a message announced by a doorbell is expected after the rung poll did not
+/// find it. The ring is a UDP datagram sent just after the message's PMPI_Isend; on a
+/// loaded VM the message's bytes can arrive (or Open MPI read them) later than the
+/// ring's poll and the one after it (200 µs). Until this bound the poller keeps polling
+/// at doubling intervals (100 µs, 200 µs, ... about 12 polls); it used to fall back to
+/// its safety net at once, and the message, often a probe, was taken only a safety net
+/// later: 16-byte probes read 50 ms (then 200 ms) on a healthy network during the
+/// exchange benchmark, and the runtime switched healthy pairs to detours.
+constexpr std::chrono::milliseconds kExpectAnnounced{100};
+
 }  // namespace
 namespace {
 
-/// Every VM's host name, by VM index. Collective over the daemon communicator.
-std::vector<std::string> gather_vm_names(const Layout& layout) {
+/// Every VM's host name, by VM index: each daemon's `given` name (mcmrun passes the path
+/// table's or the hostfile's spelling, so that a table probed with a hostfile of names,
+/// FQDNs or addresses matches), else its MPI_Get_processor_name(). Collective over the
+/// daemon communicator.
+std::vector<std::string> gather_vm_names(const Layout& layout, const std::string& given) {
   char mine[MPI_MAX_PROCESSOR_NAME] = {};
   int length = 0;
-  PMPI_Get_processor_name(mine, &length);
+  if (given.empty())
+    PMPI_Get_processor_name(mine, &length);
+  else
+    given.copy(mine, MPI_MAX_PROCESSOR_NAME - 1);
   std::vector<char> all(static_cast<size_t>(layout.daemon_count) * MPI_MAX_PROCESSOR_NAME);
   PMPI_Allgather(mine, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all.data(), MPI_MAX_PROCESSOR_NAME,
                  MPI_CHAR, layout.role_comm);
@@ -57,7 +73,7 @@ Relay::Relay(const Layout& layout, MpiPoller& poller, const Doorbell& doorbell,
       log_(std::move(log)),
       max_frame_bytes_(sizeof(wire::Envelope) + settings.chunk_bytes),
       buffer_bytes_(settings.buffer_bytes),
-      vm_names_(gather_vm_names(layout)),
+      vm_names_(gather_vm_names(layout, settings.vm_name)),
       router_(make_router(layout, vm_names_, settings.routes)),
       pool_(settings.buffer_bytes, max_frame_bytes_,
             static_cast<int>(layout.world_rank_of_app_rank.size()), layout.daemon_count - 1),
@@ -99,6 +115,11 @@ MpiPoller::Progress Relay::step(bool rang) {
   if (!waiting && rang)
     PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, layout_.private_comm, &waiting, MPI_STATUS_IGNORE);
   waiting_ = waiting != 0;
+  const auto now = std::chrono::steady_clock::now();
+  if (waiting_)
+    expect_until_ = {};  // it came (a later ring's message gets its own rung poll)
+  else if (rang)
+    expect_until_ = now + kExpectAnnounced;
   int taken = 0;
   if (waiting) {
     const int slots = static_cast<int>(layout_.world_rank_of_app_rank.size());
@@ -116,7 +137,7 @@ MpiPoller::Progress Relay::step(bool rang) {
   report_stalls();
   if (taken > 0) return MpiPoller::Progress::moved;
   if (pool_.frames_held() > 0) return MpiPoller::Progress::waiting;
-  return rang && !waiting ? MpiPoller::Progress::expecting : MpiPoller::Progress::idle;
+  return now < expect_until_ ? MpiPoller::Progress::expecting : MpiPoller::Progress::idle;
 }
 
 int Relay::take_frames(int slot) {

@@ -51,12 +51,13 @@ struct RelaySettings {
   std::size_t chunk_bytes = 0;   ///< payload bytes per frame, as the shims chunk
   std::size_t buffer_bytes = 0;  ///< the daemon's frame memory bound (FramePool)
   std::vector<RouteSpec> routes;
+  std::string vm_name;  ///< this VM's host name (mcmd --vm-name); empty: MPI_Get_processor_name
 };
 
 class Relay {
  public:
   /// Collective over the daemon communicator (gathers the VMs' host names, so that routes
-  /// may name hosts and logs show them). Throws mcm::ConfigError or std::invalid_argument
+  /// may name hosts, the path table is matched and logs show them). Throws mcm::ConfigError or std::invalid_argument
   /// for routes that do not fit the job; every daemon throws alike.
   /// `doorbell` rings the next daemon of a route for every frame forwarded to it.
   Relay(const Layout& layout, MpiPoller& poller, const Doorbell& doorbell,
@@ -145,6 +146,10 @@ class Relay {
   std::function<void(bool)> on_drained_;
   std::function<void(bool, bool)> also_;
   bool waiting_ = false;  ///< the last step's PMPI_Iprobe found a message
+  /// Until when a doorbell's message that had not arrived at the rung poll is still
+  /// expected (step() returns `expecting`, so the poller keeps polling at doubling
+  /// intervals instead of sleeping its max_sleep); the epoch when nothing is expected.
+  std::chrono::steady_clock::time_point expect_until_{};
 };
 
 }  // namespace mcm::daemon
