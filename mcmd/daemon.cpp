@@ -48,7 +48,8 @@ Daemon::Daemon(const Layout& layout, const DaemonOptions& options, const Doorbel
   if (doorbell.fd() >= 0) doorbell_.assign(::dup(doorbell.fd()));
   if (options.mode == Mode::relay || options.mode == Mode::adaptive) {
     RelaySettings settings{static_cast<std::size_t>(options.relay.chunk_bytes),
-                           static_cast<std::size_t>(options.relay.buffer_bytes), options.routes};
+                           static_cast<std::size_t>(options.relay.buffer_bytes), options.routes,
+                           options.vm_name};
     relay_ = std::make_unique<Relay>(layout_, poller_, doorbell, settings, log_);
     runtime_ = std::make_unique<Runtime>(
         layout_, poller_, io_, doorbell, options.runtime,

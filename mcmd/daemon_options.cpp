@@ -12,12 +12,14 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: mcmd [--mode off|record|relay|adaptive] [--log-dir DIR] [--config FILE] [--paths TOPO]\n"
-    "            [--route FROM:TO:VIA]... [--chunk-bytes N] [--buffer-bytes N]\n"
+    "            [--route FROM:TO:VIA]... [--chunk-bytes N] [--buffer-bytes N] [--vm-name NAME]\n"
     "\n"
     "The MCM daemon, one per VM. mcmrun starts it inside the application's MPI job;\n"
     "it is not meant to be started by hand. --route, --chunk-bytes and --buffer-bytes\n"
     "matter in modes relay and adaptive (see docs/configuration.md); they override the\n"
-    "config file. --paths gives the runtime the base latencies and detours of mcm-probe.\n";
+    "config file. --paths gives the runtime the base latencies and detours of mcm-probe.\n"
+    "--vm-name is this VM's host as the path table (or the hostfile) names it; without it,\n"
+    "MPI_Get_processor_name().\n";
 
 /// `text` as an integer in lo..hi, for option `name`.
 long long integer_option(std::string_view name, const std::string& text, long long lo,
@@ -58,6 +60,9 @@ DaemonOptions parse_options(int argc, char** argv) {
       o.config_path = value();
     } else if (arg == "--paths") {
       o.paths_path = value();
+    } else if (arg == "--vm-name") {
+      o.vm_name = value();
+      if (o.vm_name.empty()) throw std::runtime_error("--vm-name needs a non-empty host name");
     } else if (arg == "--route") {
       o.routes.push_back(parse_route_option(value()));
     } else if (arg == "--chunk-bytes") {

@@ -18,6 +18,7 @@ struct DaemonOptions {
   std::string config_path;  ///< empty: defaults
   std::string paths_path;   ///< --paths: mcm-probe's topology, empty: none
   std::optional<Topology> topology;  ///< loaded and validated from paths_path
+  std::string vm_name;      ///< --vm-name: this VM's host as the table names it; empty: none
   std::string log_level = "info";
   std::chrono::microseconds max_idle_sleep{DaemonConfig{}.idle_sleep_max_us};
   int nice = DaemonConfig{}.nice;
@@ -29,7 +30,7 @@ struct DaemonOptions {
 };
 
 /// Parses `mcmd [--mode M] [--log-dir D] [--config F] [--route FROM:TO:VIA]...
-/// [--chunk-bytes N] [--buffer-bytes N] [--help] [--version]`, loading and validating the
+/// [--chunk-bytes N] [--buffer-bytes N] [--vm-name NAME] [--help] [--version]`, loading and validating the
 /// config file when given. Routes are checked against the job later (Relay). Throws
 /// std::runtime_error (or mcm::ConfigError with file:line:column) with a message fit for
 /// the user.

@@ -26,6 +26,7 @@ Runtime::Runtime(const Layout& layout, MpiPoller& poller, boost::asio::io_contex
       classifying_(table != nullptr),
       selector_([&] {
         TableView view = view_table(table, vm_names_, layout.vm);
+        classifying_ = view.measured_paths > 0;
         return PathSelector(layout.vm, config, std::move(view.base), std::move(view.candidates),
                             std::move(pinned), vm_names_);
       }()),
@@ -55,9 +56,14 @@ Runtime::Runtime(const Layout& layout, MpiPoller& poller, boost::asio::io_contex
         z.medium_factor, z.high_factor, z.min_excess_us, config.consecutive,
         config.return_after_ms, config.probe_interval_ms,
         notify_ranks ? "; healthy paths go directly from rank to rank" : "");
-  } else {
+  } else if (table == nullptr) {
     log_->info("runtime: no path table (mcmrun --paths topo.yaml): late messages are counted, "
                "congestion is not detected");
+  } else {
+    log_->info("runtime: the path table has no base latency for any path from {} (no latency "
+               "fit, or it does not know these hosts): late messages are counted, congestion "
+               "is not detected",
+               vm_names_[static_cast<size_t>(layout.vm)]);
   }
 }
 

@@ -31,6 +31,8 @@ TableView view_table(const mcm::Topology* table, const std::vector<std::string>&
     if (a < 0 || b < 0) return std::nan("");
     return shared->predict_us(a, b, bytes);
   };
+  for (int d = 0; d < n; ++d)
+    if (d != my_vm && !std::isnan(view.base(my_vm, d, 0))) ++view.measured_paths;
   const int me = (*index)[static_cast<size_t>(my_vm)];
   if (me < 0) return view;
   for (int d = 0; d < n; ++d) {

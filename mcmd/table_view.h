@@ -17,6 +17,7 @@ namespace mcm::daemon {
 struct TableView {
   BaseLatency base;
   std::vector<std::vector<int>> candidates;  ///< [destination] intermediates, best first
+  int measured_paths = 0;  ///< paths from my_vm with a base latency: 0 = nothing to detect
 };
 TableView view_table(const mcm::Topology* table, const std::vector<std::string>& vm_names, int my_vm);
 

@@ -373,22 +373,9 @@ Topology load_topology(const std::string& path) {
   return parse_topology(yaml::read_file(path, "topology file"), path);
 }
 
-void check_hosts(const Topology& topology, const std::vector<std::string>& job_hosts,
-                 const std::string& file_name) {
-  std::vector<std::string> unknown;
-  for (const auto& h : job_hosts)
-    if (std::find(topology.hosts.begin(), topology.hosts.end(), h) == topology.hosts.end())
-      unknown.push_back(h);
-  if (unknown.empty()) return;
-  auto list = [](const std::vector<std::string>& v) {
-    std::string out;
-    for (const auto& s : v) out += (out.empty() ? "" : ", ") + s;
-    return out;
-  };
-  throw ConfigError(file_name + ": measured on " + list(topology.hosts) +
-                    ", but this job runs on " + list(unknown) + ", which the table does not know" +
-                    " (a table from another allocation would route through the wrong hosts);" +
-                    " run mcm-probe on this job's hosts");
+std::vector<int> check_hosts(const Topology& topology, const std::vector<std::string>& job_hosts,
+                             const std::string& file_name, const Resolver& resolve) {
+  return match_hosts(topology.hosts, job_hosts, file_name, resolve);
 }
 
 }  // namespace mcm

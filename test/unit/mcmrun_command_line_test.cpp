@@ -195,7 +195,28 @@ TEST_CASE("mcmrun: a 3-host hostfile gives 3 daemon contexts at the end", "[mcmr
   for (int i = 1; i <= 3; ++i)
     CHECK(contexts[i] == std::vector<std::string>{"-np", "1", "--host",
                                                   "vm" + std::to_string(i) + ":2",
-                                                  "/opt/mcm/bin/mcmd", "--mode", "off"});
+                                                  "/opt/mcm/bin/mcmd", "--mode", "off",
+                                                  "--vm-name", "vm" + std::to_string(i)});
+}
+
+TEST_CASE("mcmrun: each daemon is told its host as the path table names it", "[mcmrun]") {
+  FakeSystem system;
+  mcm::HostList ips;
+  for (const char* ip : {"10.0.0.1", "10.0.0.2"}) ips.hosts.push_back(mcm::Host{ip, 2, 0});
+  system.hostfiles["hosts.txt"] = ips;
+  const CommandLine cl = parse({"--hostfile", "hosts.txt", "-np", "2", "./a.out"});
+  const mcmrun::Allocation alloc = mcmrun::find_allocation(cl, system.environment());
+  // Without a table: the hostfile's spelling; with one: the table's (main() matched them).
+  CHECK(mcmrun::vm_names(alloc, {}) == std::vector<std::string>{"10.0.0.1", "10.0.0.2"});
+  mcmrun::Settings settings;
+  settings.vm_names = mcmrun::vm_names(alloc, {"node1", "node2.example"});
+  const auto contexts = contexts_of(
+      mcmrun::build_mpirun_argv(cl, alloc, settings, kPrograms, system.environment()));
+  REQUIRE(contexts.size() == 3);
+  CHECK(contexts[1] == std::vector<std::string>{"-np", "1", "--host", "10.0.0.1:2",
+                                                "/opt/mcm/bin/mcmd", "--mode", "off",
+                                                "--vm-name", "node1"});
+  CHECK(contexts[2].back() == "node2.example");
 }
 
 TEST_CASE("mcmrun: without hosts one daemon runs without --host", "[mcmrun]") {

@@ -125,8 +125,11 @@ TEST_CASE("topology errors point at the line and column", "[topology]") {
 TEST_CASE("a table from other hosts is refused, a subset in any order accepted", "[topology]") {
   const mcm::Topology t = sample();
   CHECK_NOTHROW(mcm::check_hosts(t, {"vm3", "vm1"}, "topo.yaml"));
-  CHECK_THROWS_WITH(mcm::check_hosts(t, {"vm1", "vm7"}, "topo.yaml"),
+  const mcm::Resolver none = [](const std::string&) { return std::vector<std::string>{}; };
+  CHECK(mcm::check_hosts(t, {"vm3", "vm1"}, "topo.yaml", none) == std::vector<int>{2, 0});
+  CHECK_THROWS_WITH(mcm::check_hosts(t, {"vm1", "vm7"}, "topo.yaml", none),
                     "topo.yaml: measured on vm1, vm2, vm3, but this job runs on vm7, which the "
-                    "table does not know (a table from another allocation would route through "
-                    "the wrong hosts); run mcm-probe on this job's hosts");
+                    "table does not know (by name, address or short name; a table from another "
+                    "allocation would route through the wrong hosts); run mcm-probe on this "
+                    "job's hosts");
 }

@@ -211,6 +211,14 @@ std::vector<mcm::Route> resolve_routes(const CommandLine& cl, const mcm::Config*
   return mcm::resolve_routes(specs, names);
 }
 
+std::vector<std::string> vm_names(const Allocation& alloc,
+                                  const std::vector<std::string>& table_names) {
+  if (!table_names.empty()) return table_names;
+  std::vector<std::string> names;
+  for (const mcm::Host& h : alloc.hosts.hosts) names.push_back(h.name);
+  return names;
+}
+
 std::vector<std::string> build_mpirun_argv(const CommandLine& cl, const Allocation& alloc,
                                            const Settings& settings, const Programs& programs,
                                            const Environment& env) {
@@ -254,14 +262,18 @@ std::vector<std::string> build_mpirun_argv(const CommandLine& cl, const Allocati
       daemon.insert(daemon.end(), {"--route", mcm::to_string(r)});
     if (!settings.paths_file.empty()) daemon.insert(daemon.end(), {"--paths", settings.paths_file});
   }
-  auto add_daemon = [&](const std::vector<std::string>& placement) {
+  auto add_daemon = [&](const std::vector<std::string>& placement, const std::string& name) {
     argv.insert(argv.end(), {":", "-np", "1"});
     argv.insert(argv.end(), placement.begin(), placement.end());
     argv.insert(argv.end(), daemon.begin(), daemon.end());
+    if (!name.empty()) argv.insert(argv.end(), {"--vm-name", name});
   };
-  if (alloc.hosts.hosts.empty()) add_daemon({});
-  for (const mcm::Host& h : alloc.hosts.hosts)
-    add_daemon({"--host", h.name + ":" + (h.slots > 0 ? std::to_string(h.slots) : "*")});
+  if (alloc.hosts.hosts.empty()) add_daemon({}, "");
+  for (size_t i = 0; i < alloc.hosts.hosts.size(); ++i) {
+    const mcm::Host& h = alloc.hosts.hosts[i];
+    add_daemon({"--host", h.name + ":" + (h.slots > 0 ? std::to_string(h.slots) : "*")},
+               i < settings.vm_names.size() ? settings.vm_names[i] : h.name);
+  }
   return argv;
 }
 

@@ -5,12 +5,17 @@
 //              [MCM_LOG_DIR=..] [MCM_CONFIG=..] <program> <args>
 //        [ : <options> env LD_PRELOAD=... <program2> <args> ... ]
 //        : -np 1 --host <h1>:<slots> <mcmd> --mode <mode> [--log-dir D] [--config F]
-//              [--chunk-bytes N --buffer-bytes N [--route FROM:TO:VIA]...]
+//              [--chunk-bytes N --buffer-bytes N [--route FROM:TO:VIA]... [--paths T]]
+//              --vm-name <name of h1>
 //        : -np 1 --host <h2>:<slots> <mcmd> ...          (one context per host)
 //
 // The daemon of the i-th host is VM i (its rank among the daemons, see bootstrap.h), which
 // is how route names are resolved to indices. Frame settings and routes are only passed
-// in the modes that use frames (relay, adaptive).
+// in the modes that use frames (relay, adaptive). --vm-name is the name the daemons know
+// the host by in logs and in the path table: the table's spelling of it with --paths
+// (mcm::check_hosts matched it by name, address or short name), else the hostfile's;
+// without a host list (a job on this machine) no --vm-name is given and the daemon takes
+// MPI_Get_processor_name().
 //
 // The daemons come last, so the application's ranks, MPI_APPNUM and
 // OMPI_COMM_WORLD_RANK are exactly those of plain mpirun. A daemon's --host repeats the
@@ -67,7 +72,15 @@ struct Settings {
   std::string paths_file;          ///< --paths, absolute, or empty
   mcm::RelayConfig relay;          ///< the config's relay: section, defaults without one
   std::vector<mcm::Route> routes;  ///< resolved by resolve_routes()
+  /// Per host of the allocation, the daemon's --vm-name (vm_names(): the path table's
+  /// spelling of the host, else the hostfile's); empty without a host list.
+  std::vector<std::string> vm_names;
 };
+
+/// The daemons' names of the allocation's hosts: `table_names[i]` for host i when a path
+/// table was matched (table_names not empty), else the hosts as the allocation wrote them.
+std::vector<std::string> vm_names(const Allocation& alloc,
+                                  const std::vector<std::string>& table_names);
 
 /// Whether `mode` moves point-to-point traffic as frames (wire.h): relay and adaptive.
 bool uses_frames(mcm::Mode mode);

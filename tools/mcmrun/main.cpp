@@ -8,6 +8,7 @@
 // before the start and reports on the new pattern.yaml after the job.
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <optional>
@@ -42,21 +43,58 @@ int print_version(const mcmrun::Environment& env) {
   return 0;
 }
 
-/// Validates mcm-probe's table and refuses one measured on other hosts than the job's
-/// (this machine when no host is named).
-void check_paths_file(const std::string& file, const mcmrun::Allocation& alloc) {
-  const mcm::Topology topology = mcm::load_topology(file);
+/// Validates mcm-probe's table, refuses one measured on other hosts than the job's (this
+/// machine when no host is named) and returns the table's names of the allocation's hosts
+/// (empty without a host list).
+std::vector<std::string> check_paths_file(const mcm::Topology& topology, const std::string& file,
+                                          const mcmrun::Allocation& alloc) {
+  if (topology.partial)
+    std::fprintf(stderr, "mcmrun: warning: %s is a partial table (see its 'skipped' list)\n",
+                 file.c_str());
   std::vector<std::string> job_hosts;
   for (const mcm::Host& h : alloc.hosts.hosts) job_hosts.push_back(h.name);
   if (job_hosts.empty()) {
     char name[256] = {};
     gethostname(name, sizeof name - 1);
-    job_hosts.push_back(name);
+    mcm::check_hosts(topology, {name}, file);
+    return {};
   }
-  mcm::check_hosts(topology, job_hosts, file);
-  if (topology.partial)
-    std::fprintf(stderr, "mcmrun: warning: %s is a partial table (see its 'skipped' list)\n",
-                 file.c_str());
+  std::vector<std::string> names;
+  for (int t : mcm::check_hosts(topology, job_hosts, file))
+    names.push_back(topology.hosts[static_cast<size_t>(t)]);
+  return names;
+}
+
+/// Whether the table's latency model gives a base latency for at least one path.
+bool has_fit(const mcm::Topology& table) {
+  for (std::size_t i = 0; i < table.size(); ++i)
+    for (std::size_t j = 0; j < table.size(); ++j)
+      if (i != j && !std::isnan(table.predict_us(static_cast<int>(i), static_cast<int>(j), 0)))
+        return true;
+  return false;
+}
+
+/// Says once, before the job starts, when the daemons will not detect congestion although
+/// the mode would (adaptive without a usable table), or when --paths is not used at all.
+void explain_detection(mcm::Mode mode, const std::string& paths_file, const mcm::Topology* table) {
+  if (table != nullptr && !mcmrun::uses_frames(mode)) {
+    std::fprintf(stderr,
+                 "mcmrun: warning: --paths %s is not used in mode %s (only relay and adaptive "
+                 "read the path table)\n",
+                 paths_file.c_str(), std::string(mcm::to_string(mode)).c_str());
+  } else if (mode == mcm::Mode::adaptive && table == nullptr) {
+    std::fprintf(stderr,
+                 "mcmrun: note: --mode adaptive without --paths: the daemons have no base "
+                 "latencies, so congestion detection is off (late messages are still counted); "
+                 "measure them with 'mcm-probe --hostfile H --out topo.yaml' and pass --paths "
+                 "topo.yaml\n");
+  } else if (mode == mcm::Mode::adaptive && !has_fit(*table)) {
+    std::fprintf(stderr,
+                 "mcmrun: note: %s has no latency model (no measured 'alpha_us' and "
+                 "'beta_bytes_per_us'): the daemons have no base latencies, so congestion "
+                 "detection is off; measure the hosts again with mcm-probe, which writes them\n",
+                 paths_file.c_str());
+  }
 }
 
 int run(const std::vector<std::string>& args) {
@@ -82,7 +120,14 @@ int run(const std::vector<std::string>& args) {
   for (const std::string& w : mcmrun::check_slots(cl, alloc, env))
     std::fprintf(stderr, "mcmrun: warning: %s\n", w.c_str());
   settings.routes = mcmrun::resolve_routes(cl, config ? &*config : nullptr, alloc);
-  if (cl.paths_file) check_paths_file(*cl.paths_file, alloc);
+  std::optional<mcm::Topology> table;
+  std::vector<std::string> table_names;
+  if (cl.paths_file) {
+    table = mcm::load_topology(*cl.paths_file);
+    table_names = check_paths_file(*table, *cl.paths_file, alloc);
+  }
+  settings.vm_names = mcmrun::vm_names(alloc, table_names);
+  explain_detection(settings.mode, settings.paths_file, table ? &*table : nullptr);
 
   const std::vector<std::string> argv =
       mcmrun::build_mpirun_argv(cl, alloc, settings, programs, env);

@@ -36,6 +36,8 @@
 #include <utility>
 #include <vector>
 
+#include "mcm/host_match.h"
+
 
 namespace mcm {
 
@@ -95,11 +97,14 @@ std::string to_yaml(const Topology& topology);
 Topology load_topology(const std::string& path);
 Topology parse_topology(const std::string& text, const std::string& file_name);
 
-/// Refuses a table measured on other hosts than the job's: throws ConfigError
-/// "FILE: measured on vm1, vm2, but this job runs on vm7, which the table does not know;
-/// run mcm-probe on this allocation" when a job host is missing. Order does not matter,
-/// and a job on a subset of the measured hosts is accepted.
-void check_hosts(const Topology& topology, const std::vector<std::string>& job_hosts,
-                 const std::string& file_name);
+/// Refuses a table measured on other hosts than the job's, and says which table host each
+/// job host is: for each of `job_hosts`, the index of the same host in topology.hosts, found
+/// by spelling, address or short name (mcm/host_match.h), so that a table probed with a
+/// hostfile of names serves a job launched with one of addresses. Order does not matter,
+/// and a job on a subset of the measured hosts is accepted. Throws ConfigError
+/// "FILE: measured on vm1, vm2, but this job runs on vm7, which the table does not know ...".
+std::vector<int> check_hosts(const Topology& topology, const std::vector<std::string>& job_hosts,
+                             const std::string& file_name,
+                             const Resolver& resolve = resolve_addresses);
 
 }  // namespace mcm
