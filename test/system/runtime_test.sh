@@ -8,7 +8,8 @@
 #    messages sent on that path after the onset (counted from the application's own send
 #    times); exactly one return to direct,
 #    after the clear and within kReturnSeconds; at most one switch per direction of any
-#    pair; the payloads all check;
+#    pair; the payloads all check. Adaptive also with the hostfile written as IP addresses
+#    and the table probed with names (the daemons match it by address);
 #  * the ACK rule: late_app with a slow receiver (nothing waited for: 0 late messages, 0
 #    ACKs) and with a slow sender (all 40 waited for: 40 late messages, 40 ACKs), in mode
 #    adaptive through a static detour (healthy pairs send natively, untimed); the
@@ -41,11 +42,16 @@ switch_in_bounds() { within "$1" "$2" "$kSwitchSeconds" && [ "$3" -le "$4" ]; }
 within() { awk -v a="$1" -v b="$2" -v s="$3" 'BEGIN { exit !(a > b && a - b <= s) }'; }
 
 # ---- switching and return -----------------------------------------------------------------
-for mode in adaptive relay; do
-  logs="$work/logs-$mode"
+# adaptive-ips: the same job launched with a hostfile of IP addresses and the table that
+# mcm-probe measured with the hostfile of names: the daemons must still know the paths.
+awk '{sub(/^vm/, "10.77.0."); print}' "$MCM_HOSTFILE" >"$work/hosts-ips"
+for run in adaptive relay adaptive-ips; do
+  mode=${run%-ips} hostfile=$MCM_HOSTFILE
+  [ "$run" = adaptive-ips ] && hostfile=$work/hosts-ips
+  logs="$work/logs-$run"
   timeout 120 "$BUILD/bin/mcmrun" --mode $mode --paths "$work/topo.yaml" --log-dir "$logs" \
-    --hostfile "$MCM_HOSTFILE" --map-by node -np 2 "$BUILD/test/system/stream_app" 13 65536 \
-    "$work/times-$mode" </dev/null >"$work/stream-$mode.out" 2>&1 &
+    --hostfile "$hostfile" --map-by node -np 2 "$BUILD/test/system/stream_app" 13 65536 \
+    "$work/times-$run" </dev/null >"$work/stream-$run.out" 2>&1 &
   job=$!
   sleep 4
   onset=$(date +%s.%N)
@@ -56,31 +62,31 @@ for mode in adaptive relay; do
   wait $job
   status=$?
   log="$logs/mcmd-vm0.log"
-  check "[$mode] stream_app exits 0, all payloads check ($(grep stream: "$work/stream-$mode.out"))" \
+  check "[$run] stream_app exits 0, all payloads check ($(grep stream: "$work/stream-$run.out"))" \
     [ $status = 0 ]
   switches=$(grep -c "runtime: switch vm1 -> vm2: direct -> via" "$log")
   returns=$(grep -c "runtime: return vm1 -> vm2: via .* -> direct" "$log")
-  check "[$mode] vm1 -> vm2 switched to a detour exactly once ($switches)" [ "$switches" = 1 ]
-  check "[$mode] vm1 -> vm2 returned to direct exactly once ($returns)" [ "$returns" = 1 ]
+  check "[$run] vm1 -> vm2 switched to a detour exactly once ($switches)" [ "$switches" = 1 ]
+  check "[$run] vm1 -> vm2 returned to direct exactly once ($returns)" [ "$returns" = 1 ]
   switched=$(first_time "runtime: switch vm1 -> vm2" "$log")
   returned=$(first_time "runtime: return vm1 -> vm2" "$log")
-  sent=$(awk -v a="$onset" -v b="${switched:-0}" '$1 >= a && $1 <= b' "$work/times-$mode" | wc -l)
+  sent=$(awk -v a="$onset" -v b="${switched:-0}" '$1 >= a && $1 <= b' "$work/times-$run" | wc -l)
   after=$(awk -v a="$onset" -v b="${switched:-0}" 'BEGIN { printf "%.2f", b - a }')
   # Relay times every message; adaptive's healthy pairs are native and untimed, so it
   # detects from its probes (sampling: docs/architecture.md, "The native path"): its
   # bound is the time alone, and the count depends on the application's message rate.
   most_sent=$kSwitchMessages; [ $mode = adaptive ] && most_sent=1000000
-  check "[$mode] the switch came ${after} s and $sent messages after the onset (bounds: $kSwitchSeconds s$([ $mode = relay ] && echo ", $kSwitchMessages messages"))" \
+  check "[$run] the switch came ${after} s and $sent messages after the onset (bounds: $kSwitchSeconds s$([ $mode = relay ] && echo ", $kSwitchMessages messages"))" \
     switch_in_bounds "${switched:-0}" "$onset" "$sent" "$most_sent"
   back=$(awk -v a="$cleared" -v b="${returned:-0}" 'BEGIN { printf "%.2f", b - a }')
-  check "[$mode] the return came ${back} s after the clear (bound: $kReturnSeconds s)" \
+  check "[$run] the return came ${back} s after the clear (bound: $kReturnSeconds s)" \
     within "${returned:-0}" "$cleared" "$kReturnSeconds"
   most=0
   for f in "$logs"/mcmd-vm*.log; do
     n=$(grep -oE "runtime: switch [^:]+" "$f" | sort | uniq -c | sort -rn | awk 'NR==1 {print $1}')
     [ "${n:-0}" -gt "$most" ] && most=$n
   done
-  check "[$mode] no pair switched away more than once in the episode (most: $most)" [ "$most" -le 1 ]
+  check "[$run] no pair switched away more than once in the episode (most: $most)" [ "$most" -le 1 ]
   if [ $mode = adaptive ]; then
     # mcmd/priority.h: at the job's priority while healthy, raised while frames move.
     raised=$(first_time "frames moving: scheduling priority raised to nice -15" "$log")
@@ -89,9 +95,9 @@ for mode in adaptive relay; do
       t=$(epoch "$stamp")
       if awk -v t="$t" -v r="${returned:-0}" 'BEGIN { exit !(t >= r) }'; then rested=$t; break; fi
     done < <(grep "scheduling priority back to nice 0" "$log")
-    check "[adaptive] vm1's daemon ran at nice 0 until the switch, at -15 from it (raised at ${raised:-never})" \
+    check "[$run] vm1's daemon ran at nice 0 until the switch, at -15 from it (raised at ${raised:-never})" \
       within "${raised:-0}" "$onset" "$kSwitchSeconds"
-    check "[adaptive] and back at nice 0 after the return (at ${rested:-never})" [ -n "$rested" ]
+    check "[$run] and back at nice 0 after the return (at ${rested:-never})" [ -n "$rested" ]
   fi
   grep -h "runtime: switch\|runtime: return" "$logs"/mcmd-vm*.log | cut -c1-220 | sed 's/^/  /'
 done

@@ -82,6 +82,7 @@ leftovers() {
   ip -o link show | awk -F': ' '{print $2}' | sed 's/@.*//' | grep -E '^(mcmv|mcmbr0$)' | sed 's/^/link /' || true
   findmnt -rn -o TARGET | grep "^$STATE" | sed 's/^/mount /' || true
   [ ! -e "$STATE" ] || echo "state dir $STATE"
+  grep '^# mcm-testbed' /etc/hosts | sed 's/^/\/etc\/hosts line /' || true
   our_iperf3 | sed 's/^/iperf3 pid /'
 }
 
@@ -190,6 +191,8 @@ test_vms() {
   check "vm1 reaches vm3 over TCP (a refused connect proves the path)" \
     "$RSH" vm1 'timeout 3 bash -c "exec 3<>/dev/tcp/10.77.0.3/9" 2>&1 | grep -q refused'
   verdict "root namespace hostname untouched" "$(hostname)" test "$(hostname)" != vm1
+  local resolved; resolved=$(getent hosts vm2 | awk '{print $1}' || true)
+  verdict "the name vm2 resolves to 10.77.0.2 (getent)" "got '$resolved'" test "$resolved" = 10.77.0.2
   local mine theirs
   mine=$(awk '/^Cpus_allowed_list:/ {print $2}' /proc/self/status)
   theirs=$("$RSH" vm1 'grep Cpus_allowed_list /proc/self/status' 2>&1 | awk '{print $2}' || true)
