@@ -69,18 +69,45 @@ Runtime::Runtime(const Layout& layout, MpiPoller& poller, boost::asio::io_contex
 
 void Runtime::start() {
   // Mode adaptive: the ranks wait in MPI_Init for their initial routes (wire.h rule 7):
-  // the pairs a static route pins go through the daemons from the first message.
+  // the pairs a static route pins go through the daemons from the first message, and with
+  // flip_routes_ms every unpinned pair starts through the daemons and a third VM (most
+  // test programs end before the first flip, and must still meet a detour).
+  probing_ = layout_.daemon_count > 1;
+  const bool flipping = notify_ranks_ && probing_ && config_.flip_routes_ms > 0;
   if (notify_ranks_) {
     for (int vm = 0; vm < layout_.daemon_count; ++vm)
       if (vm != layout_.vm && selector_.pinned(vm)) notify(vm, /*through_daemons=*/true);
+    if (flipping) flip(/*to_daemons=*/true);
     notify(wire::kInitialRoutesEnd, false);
   }
-  probing_ = layout_.daemon_count > 1;
   if (probing_) on_timer();
-  if (notify_ranks_ && config_.flip_routes_ms > 0) {
-    log_->warn("runtime: flip_routes_ms {}: every unpinned pair alternates between the native "
-               "path and the daemons (testing)", config_.flip_routes_ms);
+  if (flipping) {
+    log_->warn("runtime: flip_routes_ms {}: every unpinned pair alternates between the daemons "
+               "(every other time through a third VM, the first time included) and the native "
+               "path (testing)",
+               config_.flip_routes_ms);
     flip_routes();
+  }
+}
+
+void Runtime::flip(bool to_daemons) {
+  flipped_ = to_daemons;
+  if (flipped_) ++flips_;
+  const int n = layout_.daemon_count;
+  flip_via_.assign(static_cast<size_t>(n), -1);
+  for (int vm = 0; vm < n; ++vm) {
+    if (vm == layout_.vm || selector_.pinned(vm)) continue;
+    // Odd flips to the daemons take a detour through a third VM (the next one after the
+    // destination), so that detoured frames meet the fences and flushes too.
+    if (flipped_ && flips_ % 2 == 1)
+      for (int k = 1; k < n; ++k) {
+        const int third = (vm + k) % n;
+        if (third != layout_.vm) {
+          flip_via_[static_cast<size_t>(vm)] = third;
+          break;
+        }
+      }
+    notify(vm, flipped_ || selector_.detoured(vm));
   }
 }
 
@@ -88,9 +115,7 @@ void Runtime::flip_routes() {
   flip_timer_.expires_after(std::chrono::milliseconds(config_.flip_routes_ms));
   flip_timer_.async_wait([this](const boost::system::error_code& ec) {
     if (ec || !probing_) return;
-    flipped_ = !flipped_;
-    for (int vm = 0; vm < layout_.daemon_count; ++vm)
-      if (vm != layout_.vm && !selector_.pinned(vm)) notify(vm, flipped_ || selector_.detoured(vm));
+    flip(!flipped_);
     flip_routes();
   });
 }

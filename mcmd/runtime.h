@@ -21,6 +21,7 @@
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -60,13 +61,22 @@ class Runtime {
   void quiesce(std::chrono::milliseconds grace, std::function<void()> done);
 
   /// The intermediate VM for this VM's next message to `destination_vm`, -1: direct.
-  int via(int destination_vm) const { return selector_.via(destination_vm); }
+  /// The intermediate VM this VM's frames to `destination_vm` go through, -1 for direct:
+  /// the selector's choice, or while flip_routes_ms has flipped an undetoured pair, the
+  /// flip's (every other flip goes through a third VM).
+  int via(int destination_vm) const {
+    const int chosen = selector_.via(destination_vm);
+    return chosen >= 0 || flip_via_.empty() ? chosen : flip_via_[static_cast<size_t>(destination_vm)];
+  }
   void log_summary() const;
 
  private:
   void on_timer();
   /// RuntimeConfig::flip_routes_ms: the next flip of every unpinned pair.
   void flip_routes();
+  /// Sends every unpinned pair through the daemons (odd flips: through a third VM) or
+  /// back to the native path (a pair the selector detoured stays with the daemons).
+  void flip(bool to_daemons);
   void send_probe(int peer);
   void answer_probe(int peer, const path::Probe& probe, double received);
   void on_probe_reply(int peer, const std::vector<char>& bytes);
@@ -91,6 +101,8 @@ class Runtime {
   boost::asio::steady_timer timer_;
   boost::asio::steady_timer flip_timer_;
   bool flipped_ = false;  ///< flip_routes(): the unpinned pairs go through the daemons
+  std::uint64_t flips_ = 0;     ///< flips to the daemons so far
+  std::vector<int> flip_via_;   ///< [destination] the flip's intermediate, -1: direct
   std::uint64_t ticks_ = 0;
   std::uint64_t probe_seq_ = 0;
   int probes_outstanding_ = 0;

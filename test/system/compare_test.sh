@@ -11,10 +11,15 @@
 #                      mcmrun arguments: "off --map-by node")
 #   --candidate ARGS   mcmrun arguments of the run under test (default: --mode off);
 #                      may be given several times: each is compared with the reference
+#   --count-detours    give the candidates a --log-dir and count, from the daemons' relay
+#                      summaries, the programs whose frames crossed a third VM ("in
+#                      transit"); at least half of the runs must have: flip_routes.yaml
+#                      starts every pair through a third VM (programs without p2p
+#                      between VMs have none)
 set -u
 . "$(dirname "$0")/lib.sh"
 BUILD=$1; shift
-vms=3 np=6 reference=plain
+vms=3 np=6 reference=plain count_detours=0 detoured=0 runs=0
 candidates=()
 programs_wanted=()
 while [ $# -gt 0 ]; do
@@ -23,6 +28,7 @@ while [ $# -gt 0 ]; do
     --np) np=$2; shift 2 ;;
     --reference) reference=$2; shift 2 ;;
     --candidate) candidates+=("$2"); shift 2 ;;
+    --count-detours) count_detours=1; shift ;;
     *) programs_wanted+=("$1"); shift ;;
   esac
 done
@@ -57,7 +63,10 @@ while IFS=$'\t' read -r prog expected; do
   ref=$(cat "$work/ref.status")
   check "$prog: $reference exits $expected (got $ref)" [ "$ref" = "$expected" ]
   for how in "${candidates[@]}"; do
-    launch cand "$how" "$BUILD/test/mpi/$prog"
+    rm -rf "$work/logs"
+    args=$how
+    [ $count_detours = 0 ] || args="$how --log-dir $work/logs"
+    launch cand "$args" "$BUILD/test/mpi/$prog"
     cand=$(cat "$work/cand.status")
     check "$prog [$how]: exits as $reference ($cand vs $ref)" [ "$cand" = "$ref" ]
     if cmp -s "$work/ref.out" "$work/cand.out" && [ -s "$work/ref.out" ]; then
@@ -68,6 +77,17 @@ while IFS=$'\t' read -r prog expected; do
       sed -n 1,20p "$work/cand.err"
     fi
     check "$prog [$how]: no mcmd left" no_process_left mcmd
+    if [ $count_detours = 1 ]; then
+      runs=$((runs + 1))
+      # "relay: in transit: VM 0 (vm1) -> VM 1 (vm2) via VM 2 (vm3): 4 messages, 16 frames, ..."
+      if cat "$work"/logs/mcmd-vm*.log 2>/dev/null | grep -qE "relay: in transit: .* via .*: [1-9][0-9]* messages"; then
+        detoured=$((detoured + 1))
+      fi
+    fi
   done
 done <"$programs"
+if [ $count_detours = 1 ]; then
+  check "frames crossed a third VM in $detoured of $runs candidate runs (at least half)" \
+    test $((detoured * 2)) -ge "$runs" -a "$detoured" -gt 0
+fi
 finish

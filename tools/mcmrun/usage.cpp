@@ -40,9 +40,11 @@ mcmrun options (before the first program; --opt=value works too):
                    same path: use a shared file system for a single directory.
   --paths TOPO     the table `mcm-probe` wrote for this allocation (topo.yaml):
                    validated before anything starts, refused when it was
-                   measured on other hosts, handed to every mcmd. Without
-                   it, relay and adaptive count late messages but detect no
-                   congestion.
+                   measured on other hosts, handed to every mcmd. Its hosts
+                   may be written otherwise than the hostfile's (name, FQDN,
+                   IP address): they are matched by name, address or short
+                   name. Without it, relay and adaptive count late messages
+                   but detect no congestion (mcmrun says so).
   --route FROM:TO:VIA
                    relay mode: send the traffic from VM FROM to VM TO through
                    VM VIA. A VM is a host name as written in the hostfile or

@@ -96,7 +96,8 @@ struct RuntimeConfig {
   /// paths: 4 times as often).
   int probe_interval_ms = 200;
   /// Testing only (0: off): mode adaptive sends every unpinned pair through the daemons
-  /// and back to the native path, alternately, this often, whatever the network says, so
+  /// (every other time through a third VM) and back to the native path, alternately, this
+  /// often, whatever the network says, so
   /// that the switches (wire.h rules 10-11) happen in every program (system.adaptive_compare).
   int flip_routes_ms = 0;
 };
