@@ -8,8 +8,11 @@
 #    messages sent on that path after the onset (counted from the application's own send
 #    times); exactly one return to direct,
 #    after the clear and within kReturnSeconds; at most one switch per direction of any
-#    pair; the payloads all check. Adaptive also with the hostfile written as IP addresses
-#    and the table probed with names (the daemons match it by address);
+#    pair; the payloads all check. The effect, from the daemons' relay counters: the
+#    detour carried the messages sent between switch and return (and, in adaptive, not
+#    the rest), and the intermediate daemon carried the same ones. Adaptive also with the
+#    hostfile written as IP addresses and the table probed with names (the daemons match
+#    it by address);
 #  * the ACK rule: late_app with a slow receiver (nothing waited for: 0 late messages, 0
 #    ACKs) and with a slow sender (all 40 waited for: 40 late messages, 40 ACKs), in mode
 #    adaptive through a static detour (healthy pairs send natively, untimed); the
@@ -81,6 +84,27 @@ for run in adaptive relay adaptive-ips; do
   back=$(awk -v a="$cleared" -v b="${returned:-0}" 'BEGIN { printf "%.2f", b - a }')
   check "[$run] the return came ${back} s after the clear (bound: $kReturnSeconds s)" \
     within "${returned:-0}" "$cleared" "$kReturnSeconds"
+  # The effect, from the daemons' relay counters (mcmd/relay_counters.h): vm1's daemon
+  # sent the pair's messages of the episode via the detour, the intermediate carried the
+  # same ones, and the rest of the run went direct (the pair did return).
+  via_line=$(grep -m1 -E "relay: source: VM 0 \([^)]*\) -> VM 1 \([^)]*\) via " "$log")
+  via_msgs=$(sed -nE 's/.* via VM [0-9]+ \([^)]*\): ([0-9]+) messages.*/\1/p' <<<"$via_line")
+  via_vm=$(sed -nE 's/.* via VM ([0-9]+) .*/\1/p' <<<"$via_line")
+  transit=$(grep -hE "relay: in transit: VM 0 \([^)]*\) -> VM 1 \([^)]*\) via VM ${via_vm:-x} " \
+    "$logs/mcmd-vm${via_vm:-x}.log" 2>/dev/null | sed -nE 's/.*: ([0-9]+) messages.*/\1/p')
+  # Rank 0 sends 2 messages per iteration (the payload, then the go flag); times-* has one
+  # line per iteration.
+  episode=$(awk -v a="${switched:-0}" -v b="${returned:-0}" '$1 >= a && $1 <= b' "$work/times-$run" | wc -l)
+  episode=$((episode * 2))
+  total=$(($(wc -l <"$work/times-$run") * 2))
+  check "[$run] the detour carried vm1 -> vm2's messages: ${via_msgs:-none} via VM ${via_vm:-?}, $episode sent between switch and return (within 20%, or 10 messages)" \
+    awk -v v="${via_msgs:-0}" -v e="$episode" 'BEGIN { d = v - e; if (d < 0) d = -d; exit !(v > 0 && (d <= 10 || d <= 0.2 * e)) }'
+  check "[$run] the intermediate VM ${via_vm:-?} carried the same messages (${transit:-none} in transit)" \
+    test -n "$via_msgs" -a "${transit:-x}" = "$via_msgs"
+  if [ "$mode" = adaptive ]; then
+    check "[$run] the rest went direct: ${via_msgs:-none} of $total messages through the daemons" \
+      test "${via_msgs:-0}" -gt 0 -a "${via_msgs:-0}" -lt $((total / 2))
+  fi
   most=0
   for f in "$logs"/mcmd-vm*.log; do
     n=$(grep -oE "runtime: switch [^:]+" "$f" | sort | uniq -c | sort -rn | awk 'NR==1 {print $1}')
