@@ -30,10 +30,10 @@ struct DaemonOptions {
 };
 
 /// Parses `mcmd [--mode M] [--log-dir D] [--config F] [--route FROM:TO:VIA]...
-/// [--chunk-bytes N] [--buffer-bytes N] [--vm-name NAME] [--help] [--version]`, loading and validating the
-/// config file when given. Routes are checked against the job later (Relay). Throws
-/// std::runtime_error (or mcm::ConfigError with file:line:column) with a message fit for
-/// the user.
+/// [--chunk-bytes N] [--buffer-bytes N] [--vm-name NAME] [--help] [--version]`, loading
+/// and validating the config file when given. Routes are checked against the job later
+/// (Relay). Throws std::runtime_error (or mcm::ConfigError with file:line:column) with a
+/// message fit for the user.
 DaemonOptions parse_options(int argc, char** argv);
 
 }  // namespace mcm::daemon

@@ -57,8 +57,9 @@ struct RelaySettings {
 class Relay {
  public:
   /// Collective over the daemon communicator (gathers the VMs' host names, so that routes
-  /// may name hosts, the path table is matched and logs show them). Throws mcm::ConfigError or std::invalid_argument
-  /// for routes that do not fit the job; every daemon throws alike.
+  /// may name hosts, the path table is matched and logs show them). Throws
+  /// mcm::ConfigError or std::invalid_argument for routes that do not fit the job; every
+  /// daemon throws alike.
   /// `doorbell` rings the next daemon of a route for every frame forwarded to it.
   Relay(const Layout& layout, MpiPoller& poller, const Doorbell& doorbell,
         const RelaySettings& settings,

@@ -23,7 +23,7 @@ Runtime::Runtime(const Layout& layout, MpiPoller& poller, boost::asio::io_contex
       log_(std::move(log)),
       vm_names_(std::move(vm_names)),
       clocks_(estimate_clock_offsets(layout)),
-      classifying_(table != nullptr),
+      classifying_(false),  // set from the table's view, below
       selector_([&] {
         TableView view = view_table(table, vm_names_, layout.vm);
         classifying_ = view.measured_paths > 0;

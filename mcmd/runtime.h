@@ -66,7 +66,8 @@ class Runtime {
   /// flip's (every other flip goes through a third VM).
   int via(int destination_vm) const {
     const int chosen = selector_.via(destination_vm);
-    return chosen >= 0 || flip_via_.empty() ? chosen : flip_via_[static_cast<size_t>(destination_vm)];
+    if (chosen >= 0 || flip_via_.empty()) return chosen;
+    return flip_via_[static_cast<size_t>(destination_vm)];
   }
   void log_summary() const;
 

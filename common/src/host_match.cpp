@@ -58,9 +58,10 @@ std::vector<std::string> resolve_addresses(const std::string& host) {
   std::vector<std::string> out;
   for (const addrinfo* a = list; a != nullptr; a = a->ai_next) {
     char text[INET6_ADDRSTRLEN] = {};
-    const void* raw = a->ai_family == AF_INET
-                          ? static_cast<const void*>(&reinterpret_cast<sockaddr_in*>(a->ai_addr)->sin_addr)
-                          : static_cast<const void*>(&reinterpret_cast<sockaddr_in6*>(a->ai_addr)->sin6_addr);
+    const void* raw =
+        a->ai_family == AF_INET
+            ? static_cast<const void*>(&reinterpret_cast<sockaddr_in*>(a->ai_addr)->sin_addr)
+            : static_cast<const void*>(&reinterpret_cast<sockaddr_in6*>(a->ai_addr)->sin6_addr);
     if (inet_ntop(a->ai_family, raw, text, sizeof text) != nullptr) out.emplace_back(text);
   }
   freeaddrinfo(list);
@@ -81,8 +82,9 @@ std::vector<int> match_hosts(const std::vector<std::string>& table_hosts,
   auto share_address = [&](const std::string& a, const std::string& b) {
     const std::vector<std::string>& x = addresses_of(a);
     const std::vector<std::string>& y = addresses_of(b);
-    return std::any_of(x.begin(), x.end(),
-                       [&](const std::string& s) { return std::find(y.begin(), y.end(), s) != y.end(); });
+    return std::any_of(x.begin(), x.end(), [&](const std::string& s) {
+      return std::find(y.begin(), y.end(), s) != y.end();
+    });
   };
   auto where = [&](const std::string& host) {
     return file_name + ": measured on " + join(table_hosts) + ", but this job runs on " + host;
@@ -95,9 +97,13 @@ std::vector<int> match_hosts(const std::vector<std::string>& table_hosts,
       return lower(table_hosts[static_cast<size_t>(t)]) == lower(host);
     });
     if (found.empty())
-      found = candidates(table_hosts, [&](int t) { return share_address(table_hosts[static_cast<size_t>(t)], host); });
+      found = candidates(table_hosts, [&](int t) {
+        return share_address(table_hosts[static_cast<size_t>(t)], host);
+      });
     if (found.empty() && !short_name(host).empty())
-      found = candidates(table_hosts, [&](int t) { return short_name(table_hosts[static_cast<size_t>(t)]) == short_name(host); });
+      found = candidates(table_hosts, [&](int t) {
+        return short_name(table_hosts[static_cast<size_t>(t)]) == short_name(host);
+      });
     if (found.empty()) {
       unknown.push_back(host);
       matched.push_back(-1);
@@ -112,10 +118,10 @@ std::vector<int> match_hosts(const std::vector<std::string>& table_hosts,
     }
     const auto twice = std::find(matched.begin(), matched.end(), found.front());
     if (twice != matched.end())
-      throw ConfigError(where(host) + " and " +
-                        job_hosts[static_cast<size_t>(twice - matched.begin())] +
-                        ", which are both the table's " + table_hosts[static_cast<size_t>(found.front())] +
-                        "; run mcm-probe with the job's hostfile");
+      throw ConfigError(
+          where(host) + " and " + job_hosts[static_cast<size_t>(twice - matched.begin())] +
+          ", which are both the table's " + table_hosts[static_cast<size_t>(found.front())] +
+          "; run mcm-probe with the job's hostfile");
     matched.push_back(found.front());
   }
   if (!unknown.empty())

@@ -1,10 +1,10 @@
 // mcm::match_hosts: a table's hosts and a job's, written as names, FQDNs or addresses.
-#include <catch2/catch.hpp>
+#include "mcm/host_match.h"
 
+#include <catch2/catch.hpp>
 #include <map>
 
 #include "mcm/error.h"
-#include "mcm/host_match.h"
 
 namespace {
 
@@ -34,11 +34,12 @@ TEST_CASE("hosts match by spelling, ignoring case, without resolving anything", 
 
 TEST_CASE("a job of addresses matches a table of names by address, and back", "[host_match]") {
   FakeDns dns;
-  dns.records = {{"vm1", {"10.0.0.1"}}, {"vm2", {"10.0.0.2", "fd00::2"}}, {"vm3", {"10.0.0.3"}},
-                 {"10.0.0.1", {"10.0.0.1"}}, {"10.0.0.2", {"10.0.0.2"}},
-                 {"fd00::2", {"fd00::2"}}, {"10.0.0.3", {"10.0.0.3"}}};
-  CHECK(mcm::match_hosts(kNames, {"10.0.0.3", "fd00::2", "10.0.0.1"}, "t.yaml",
-                         dns.resolver()) == std::vector<int>{2, 1, 0});
+  dns.records = {{"vm1", {"10.0.0.1"}},      {"vm2", {"10.0.0.2", "fd00::2"}},
+                 {"vm3", {"10.0.0.3"}},      {"10.0.0.1", {"10.0.0.1"}},
+                 {"10.0.0.2", {"10.0.0.2"}}, {"fd00::2", {"fd00::2"}},
+                 {"10.0.0.3", {"10.0.0.3"}}};
+  CHECK(mcm::match_hosts(kNames, {"10.0.0.3", "fd00::2", "10.0.0.1"}, "t.yaml", dns.resolver()) ==
+        std::vector<int>{2, 1, 0});
   for (const auto& [host, count] : dns.asked) CHECK(count == 1);  // resolved once each
   dns.asked.clear();
   CHECK(mcm::match_hosts({"10.0.0.1", "10.0.0.2"}, {"vm2", "vm1"}, "t.yaml", dns.resolver()) ==
@@ -50,8 +51,8 @@ TEST_CASE("a short name matches its FQDN when nothing resolves", "[host_match]")
   FakeDns dns;
   CHECK(mcm::match_hosts({"node1.cluster.example", "node2.cluster.example"}, {"node2", "Node1"},
                          "t.yaml", dns.resolver()) == std::vector<int>{1, 0});
-  CHECK(mcm::match_hosts({"node1", "node2"}, {"node2.other.example"}, "t.yaml",
-                         dns.resolver()) == std::vector<int>{1});
+  CHECK(mcm::match_hosts({"node1", "node2"}, {"node2.other.example"}, "t.yaml", dns.resolver()) ==
+        std::vector<int>{1});
   // Addresses have no short name: 10.0.0.1 is not 10.1.1.1.
   CHECK_THROWS_AS(mcm::match_hosts({"10.0.0.1"}, {"10.1.1.1"}, "t.yaml", dns.resolver()),
                   mcm::ConfigError);
