@@ -9,6 +9,7 @@
 #include <map>
 
 #include "mcm/error.h"
+#include "text.h"
 
 namespace mcm {
 namespace {
@@ -30,12 +31,6 @@ bool is_address(const std::string& host) {
 std::string short_name(const std::string& host) {
   if (is_address(host)) return {};
   return lower(host.substr(0, host.find('.')));
-}
-
-std::string join(const std::vector<std::string>& v) {
-  std::string out;
-  for (const auto& s : v) out += (out.empty() ? "" : ", ") + s;
-  return out;
 }
 
 /// The table hosts for which `same(table index)` holds.
@@ -125,8 +120,8 @@ std::vector<int> match_hosts(const std::vector<std::string>& table_hosts,
     matched.push_back(found.front());
   }
   if (!unknown.empty())
-    throw ConfigError(file_name + ": measured on " + join(table_hosts) + ", but this job runs on " +
-                      join(unknown) + ", which the table does not know (by name, address or " +
+    throw ConfigError(where(join(unknown)) +
+                      ", which the table does not know (by name, address or " +
                       "short name; a table from another allocation would route through the " +
                       "wrong hosts); run mcm-probe on this job's hosts");
   return matched;

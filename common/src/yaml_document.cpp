@@ -50,12 +50,6 @@ YAML::Node parse_document(const std::string& text, const std::string& file) {
   return documents[0];
 }
 
-std::string join(const std::vector<std::string_view>& words) {
-  std::string out;
-  for (std::string_view w : words) out += (out.empty() ? "" : ", ") + std::string(w);
-  return out;
-}
-
 void check_keys(const std::string& file, const YAML::Node& map, const std::string& path,
                 const std::vector<std::string_view>& allowed,
                 const std::vector<std::string_view>& required) {

@@ -9,7 +9,11 @@
 #include <string_view>
 #include <vector>
 
+#include "text.h"
+
 namespace mcm::yaml {
+
+using mcm::join;  // "a, b, c" (text.h)
 
 /// Throws ConfigError "FILE:LINE:COLUMN: message" ("FILE: message" for a null mark).
 [[noreturn]] void fail(const std::string& file, const YAML::Mark& mark,
@@ -32,9 +36,6 @@ YAML::Node parse_document(const std::string& text, const std::string& file);
 void check_keys(const std::string& file, const YAML::Node& map, const std::string& path,
                 const std::vector<std::string_view>& allowed,
                 const std::vector<std::string_view>& required = {});
-
-/// "a, b, c".
-std::string join(const std::vector<std::string_view>& words);
 
 /// `node` as an integer in [lo, hi]; else fail(... "PATH must be an integer between LO and
 /// HI", or "... of at least LO" when HI is the largest long long) at `at`, by default the

@@ -12,6 +12,17 @@
 namespace mcm::engine {
 namespace {
 
+/// Sets p.flushing and keeps the progress hook's count of outstanding flushes with it:
+/// held sends complete for the caller, so MPI's progress must drive them (progress_hook.h).
+void set_flushing(PeerSendState& p, bool flushing) {
+  if (p.flushing == flushing) return;
+  p.flushing = flushing;
+  if (flushing)
+    progress_hook::flush_begin();
+  else
+    progress_hook::flush_end();
+}
+
 /// Whether a fenced or held send is copied and completes at once: as an eager send would
 /// (up to kFenceCopyBytes), and a buffered send always (MPI_Bsend completes locally).
 bool copied(const Op& op, std::size_t bytes) {
@@ -51,8 +62,7 @@ Engine::SendPath Engine::send_path(Context& c, int peer) {
     return SendPath::native;
   }
   if (p.flushing) {  // detoured again: that flush's answer is stale
-    p.flushing = false;
-    progress_hook::flush_end();
+    set_flushing(p, false);
     release_held(c, p, /*as_frames=*/true);
   }
   if (p.framing) return SendPath::frames;
@@ -82,8 +92,7 @@ void Engine::send_fence(Op* op, Context& c) {
 }
 
 void Engine::send_flush(Context& c, int peer, PeerSendState& p) {
-  p.flushing = true;
-  progress_hook::flush_begin();  // held sends complete for the caller: see progress_hook.h
+  set_flushing(p, true);
   wire::Envelope e;
   e.kind = wire::kFlush;
   e.source = layout_->world_rank;
@@ -142,8 +151,7 @@ void Engine::on_flush_ack(const wire::Envelope& e) {
   if (c == nullptr || e.source_in_comm < 0 || e.source_in_comm >= c->peer_count()) return;
   PeerSendState& p = peer_state(*c, e.source_in_comm);
   if (!p.flushing || p.flush_generation != e.msg_id) return;  // detoured again since
-  p.flushing = false;
-  progress_hook::flush_end();
+  set_flushing(p, false);
   p.framing = false;
   --framing_;
   p.fenced_through = p.natives;  // nothing native is on the wire

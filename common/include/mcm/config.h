@@ -97,8 +97,8 @@ struct RuntimeConfig {
   int probe_interval_ms = 200;
   /// Testing only (0: off): mode adaptive sends every unpinned pair through the daemons
   /// (every other time through a third VM) and back to the native path, alternately, this
-  /// often, whatever the network says, so
-  /// that the switches (wire.h rules 10-11) happen in every program (system.adaptive_compare).
+  /// often, whatever the network says, so that the switches (wire.h rules 10-11) happen in
+  /// every program (system.adaptive_compare).
   int flip_routes_ms = 0;
 };
 
