@@ -290,7 +290,7 @@ void Engine::on_frame(const wire::Envelope& e, const char* payload) {
     Message* marker = new Message;
     marker->envelope = e;
     const Arrival a{e.context, e.source, e.source_in_comm, e.tag, e.seq, /*marker=*/true};
-    for (auto& [message, receive] : matcher_.arrive(marker, a)) deliver(message, receive);
+    for (const auto& [message, arrival] : matcher_.arrive(marker, a)) match(message, arrival);
     return;
   }
   if (e.kind == wire::kRouteUpdate) {
@@ -319,7 +319,7 @@ void Engine::on_frame(const wire::Envelope& e, const char* payload) {
       note_arrival(m, e);
     }
     const Arrival a{e.context, e.source, e.source_in_comm, e.tag, e.seq};
-    for (auto& [message, receive] : matcher_.arrive(m, a)) deliver(message, receive);
+    for (const auto& [message, arrival] : matcher_.arrive(m, a)) match(message, arrival);
     return;
   }
   const auto it = assembling_.find(key);

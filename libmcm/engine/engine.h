@@ -191,8 +191,9 @@ class Engine {
   /// Withdraws a receive's backing before a framed message is bound to it; false when
   /// the backing had matched a native first (the receive is then complete with it).
   bool unback(Op* op);
-  /// Binds what the matcher paired, re-offering a message whose receive was taken.
-  void deliver(Message* m, Op* receive);
+  /// Matches `m` now (Matcher::offer) and binds it, or handles the flush it is; a
+  /// receive found taken (unback()) passes it on to the next receive that accepts it.
+  void match(Message* m, const Arrival& a);
   void open_epoch(const wire::Envelope& e);
   void on_flush(Message* marker);
   void on_flush_ack(const wire::Envelope& e);

@@ -27,7 +27,7 @@ struct Arrival {
   int tag = 0;
   std::uint64_t seq = 0;
   /// A flush (wire.h rule 11): takes its place in the order, matches no receive, and is
-  /// handed back by arrive() with a null receive once every message before it was.
+  /// handed back by arrive() once every message before it was.
   bool marker = false;
 };
 
@@ -43,36 +43,48 @@ bool accepts(const Pattern& p, const Arrival& a);
 template <class Message, class Receive>
 class Matcher {
  public:
-  /// Result of arrive(): the messages that became matchable, in order, each with the
-  /// receive it matched (nullptr: it joined the unexpected queue).
-  using Matches = std::deque<std::pair<Message*, Receive*>>;
+  /// Result of arrive(): the messages that became matchable, in order, not matched yet.
+  using Ready = std::deque<std::pair<Message*, Arrival>>;
 
-  /// A message's first frame arrived. Returns what became matchable (possibly nothing,
-  /// when the message is early).
-  Matches arrive(Message* m, const Arrival& a) {
-    Matches out;
+  /// A message's first frame arrived. Returns the messages that became matchable
+  /// (possibly none, when the message is early), in order. The caller offers them one at
+  /// a time (offer()): a receive it is given may turn out to be taken already (its native
+  /// backing matched first) and the message then goes to the next one, ahead of the
+  /// sender's later messages; deciding all of them at once here put it behind them.
+  Ready arrive(Message* m, const Arrival& a) {
+    Ready out;
     auto& expected = next_seq_[key(a)];
     if (a.seq != expected) {
       early_[key(a)].emplace(a.seq, std::make_pair(m, a));
       return out;
     }
-    deliver(m, a, out);
+    out.emplace_back(m, a);
     ++expected;
     auto& held = early_[key(a)];
     for (auto it = held.find(expected); it != held.end(); it = held.find(expected)) {
-      deliver(it->second.first, it->second.second, out);
+      out.push_back(it->second);
       held.erase(it);
       ++expected;
     }
     return out;
   }
 
-  /// A message outside the sequence numbers (a native taken out of MPI, wire.h rule 11,
-  /// or one whose receive turned out to be taken already): offered for matching now.
-  std::pair<Message*, Receive*> offer(Message* m, const Arrival& a) {
-    Matches out;
-    deliver(m, a, out);
-    return out.front();
+  /// Matches a message now: one arrive() returned, one whose receive turned out to be
+  /// taken, or one outside the sequence numbers (a native taken out of MPI, wire.h rule
+  /// 11). Returns the receive it matched, or nullptr: it joined the unexpected queue (a
+  /// flush marker never joins it).
+  Receive* offer(Message* m, const Arrival& a) {
+    if (a.marker) return nullptr;
+    auto& queue = posted_[a.context];
+    for (auto it = queue.begin(); it != queue.end(); ++it) {
+      if (accepts(it->second, a)) {
+        Receive* r = it->first;
+        queue.erase(it);
+        return r;
+      }
+    }
+    unexpected_[a.context].emplace_back(m, a);
+    return nullptr;
   }
 
   /// A receive was posted: returns the unexpected message it matched (removed from the
@@ -129,23 +141,6 @@ class Matcher {
     }
   };
   static Key key(const Arrival& a) { return {a.sender, a.context}; }
-
-  void deliver(Message* m, const Arrival& a, Matches& out) {
-    if (a.marker) {
-      out.emplace_back(m, nullptr);
-      return;
-    }
-    auto& queue = posted_[a.context];
-    for (auto it = queue.begin(); it != queue.end(); ++it) {
-      if (accepts(it->second, a)) {
-        out.emplace_back(m, it->first);
-        queue.erase(it);
-        return;
-      }
-    }
-    unexpected_[a.context].emplace_back(m, a);
-    out.emplace_back(m, nullptr);
-  }
 
   std::unordered_map<Key, std::uint64_t, KeyHash> next_seq_;
   std::unordered_map<Key, std::map<std::uint64_t, std::pair<Message*, Arrival>>, KeyHash> early_;

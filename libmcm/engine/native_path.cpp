@@ -188,8 +188,7 @@ void Engine::open_epoch(const wire::Envelope& e) {
     m->t_arrival = mcm::wall_seconds();
     ++counters_.natives_taken;
     const Arrival a{e.context, e.source, e.source_in_comm, status.MPI_TAG, 0};
-    const auto [message, receive] = matcher_.offer(m, a);
-    deliver(message, receive);
+    match(m, a);
   }
 }
 
@@ -207,16 +206,14 @@ void Engine::on_flush(Message* marker) {
   frames_.send(ack, nullptr, nullptr);
 }
 
-void Engine::deliver(Message* m, Op* receive) {
+void Engine::match(Message* m, const Arrival& a) {
   if (m->envelope.kind == wire::kFlush) {
     on_flush(m);
     return;
   }
-  while (receive != nullptr && !unback(receive)) {
-    // That receive took a native first; the message goes to the next one that accepts it.
-    const wire::Envelope& e = m->envelope;
-    receive = matcher_.offer(m, Arrival{e.context, e.source, e.source_in_comm, e.tag, e.seq}).second;
-  }
+  Op* receive = matcher_.offer(m, a);
+  // That receive took a native first; the message goes to the next one that accepts it.
+  while (receive != nullptr && !unback(receive)) receive = matcher_.offer(m, a);
   if (receive != nullptr) bind(receive, m);
 }
 
