@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 namespace mcm::daemon {
 
@@ -15,8 +16,12 @@ const char* to_string(Zone zone) {
   return "?";
 }
 
-Zone ZoneRule::classify(double latency_us, double base_us) const {
-  if (latency_us - base_us < min_excess_us) return Zone::low;
+double ZoneRule::margin_us(double noise_us) const {
+  return std::isnan(noise_us) ? min_excess_us : std::max(min_excess_us, noise_factor * noise_us);
+}
+
+Zone ZoneRule::classify(double latency_us, double base_us, double noise_us) const {
+  if (latency_us - base_us < margin_us(noise_us)) return Zone::low;
   const double ratio = latency_us / base_us;
   if (ratio >= high_factor) return Zone::high;
   if (ratio >= medium_factor) return Zone::medium;
@@ -33,6 +38,15 @@ void PathRecord::add(const Observation& o) {
   if (o.zone == Zone::low) {
     for (int smaller = 0; smaller <= c; ++smaller) congested_run_[smaller] = 0;
     if (healthy_run_++ == 0) healthy_since_ = o.time;
+    auto& excess = healthy_excess_[c];
+    excess.push_back(std::max(0.0, o.excess_us()));
+    if (excess.size() > kHistory) excess.pop_front();
+    if (excess.size() >= kNoiseWarmup) {
+      std::vector<double> sorted(excess.begin(), excess.end());
+      const auto p90 = sorted.begin() + static_cast<std::ptrdiff_t>((sorted.size() * 9) / 10);
+      std::nth_element(sorted.begin(), p90, sorted.end());
+      noise_[c] = *p90;
+    }
   } else {
     ++congested_run_[c];
     healthy_run_ = 0;
@@ -70,6 +84,17 @@ double PathRecord::recent_min_excess_us(int n) const {
     ++taken;
   }
   return taken == 0 ? 0 : std::max(0.0, least);
+}
+
+double PathRecord::recent_median_excess_us(int n, long long bytes) const {
+  std::vector<double> excess;
+  for (auto it = history_.rbegin(); it != history_.rend() && static_cast<int>(excess.size()) < n;
+       ++it)
+    if (size_class(it->bytes) == size_class(bytes)) excess.push_back(std::max(0.0, it->excess_us()));
+  if (excess.empty()) return std::nan("");
+  const auto middle = excess.begin() + static_cast<std::ptrdiff_t>(excess.size() / 2);
+  std::nth_element(excess.begin(), middle, excess.end());
+  return *middle;
 }
 
 }  // namespace mcm::daemon

@@ -24,11 +24,13 @@ std::string times(double ratio) {
 
 PathSelector::PathSelector(int my_vm, const RuntimeConfig& config, BaseLatency base,
                            std::vector<std::vector<int>> candidates, std::vector<bool> pinned,
-                           std::vector<std::string> names)
+                           std::vector<std::string> names, BaseLatency spread)
     : my_vm_(my_vm),
       config_(config),
-      zones_{config.medium_factor, config.high_factor, static_cast<double>(config.min_excess_us)},
+      zones_{config.medium_factor, config.high_factor, static_cast<double>(config.min_excess_us),
+             config.noise_factor},
       base_(std::move(base)),
+      spread_(std::move(spread)),
       candidates_(std::move(candidates)),
       pinned_(std::move(pinned)),
       names_(std::move(names)) {
@@ -70,13 +72,43 @@ std::optional<Decision> PathSelector::observe(int destination, int via, double l
     return std::nullopt;  // the old route's backlog, not this path (see the header)
   const double b = base(destination, via, bytes);
   if (!(b > 0)) return std::nullopt;  // the table does not know this path: not monitored
+  const double noise = noise_us(destination, via, bytes);
   PathRecord& r = record_of(destination, via);
-  r.add(Observation{now, latency_us, b, bytes, zones_.classify(latency_us, b), probe});
+  r.add(Observation{now, latency_us, b, bytes, zones_.classify(latency_us, b, noise), probe,
+                    zones_.margin_us(noise)});
   if (pinned_[static_cast<size_t>(destination)] || via != via_[static_cast<size_t>(destination)])
     return std::nullopt;  // not the path in use: news for later searches only
   if (r.congested_in_a_row() < config_.consecutive) return std::nullopt;
   if (now < pairs_[static_cast<size_t>(destination)].next_search) return std::nullopt;
   return search(destination, bytes, now);
+}
+
+double PathSelector::machine_noise_us(long long bytes, int except) const {
+  std::vector<double> known;
+  for (int d = 0; d < vm_count(); ++d) {
+    const double n = records_[static_cast<size_t>(d)][0].noise_us(bytes);
+    if (d != my_vm_ && d != except && !std::isnan(n)) known.push_back(n);
+  }
+  if (known.empty()) return std::nan("");
+  std::sort(known.begin(), known.end());
+  return known[(known.size() - 1) / 2];  // the lower median
+}
+
+double PathSelector::noise_us(int destination, int via, long long bytes) const {
+  double table = std::nan("");
+  if (spread_) {
+    table = via < 0 ? spread_(my_vm_, destination, bytes)
+                    : spread_(my_vm_, via, bytes) + spread_(via, destination, bytes);
+  }
+  if (std::isnan(table)) table = 0;
+  const int legs = via < 0 ? 1 : 2;
+  const double machine = machine_noise_us(bytes);
+  const double own = records_[static_cast<size_t>(destination)][static_cast<size_t>(via + 1)]
+                         .noise_us(bytes);
+  if (std::isnan(own))  // not shown yet: what the table and the other paths say
+    return std::max(table, legs * (std::isnan(machine) ? kInitialNoiseUs : machine));
+  if (std::isnan(machine)) return own;
+  return std::min(own, kNoiseCap * std::max(table, legs * machine));
 }
 
 double PathSelector::peer_excess(int peer, int to, double now) const {
@@ -96,6 +128,11 @@ double PathSelector::estimate(int destination, int via, long long bytes, double 
   }
   const double first_us = base_(my_vm_, first_end, bytes) + first;
   if (via < 0) return first_us;
+  // A detour this pair took and found congested lately is no option until that news is
+  // stale (two congested detours are not tried in turn forever).
+  if (const PathRecord* r = record(destination, via))
+    if (r->congested_in_a_row() >= config_.consecutive && now - r->newest().time < kPeerReportTtl)
+      return std::nan("");
   double second = peer_excess(via, destination, now);
   if (std::isnan(second)) second = 0;  // no news: the probe's figures
   if (std::isinf(second)) return std::nan("");  // the intermediate sees congestion
@@ -120,7 +157,7 @@ std::optional<Decision> PathSelector::search(int destination, long long bytes, d
   d.reason = path_name(current) + ": " + std::to_string(now_record.congested_in_a_row()) +
              " observations in a row in the medium or high zone (last " + ms(last.latency_us) +
              " in the " + to_string(last.zone) + " zone, base " + ms(last.base_us) + ": " +
-             times(last.ratio()) + ")";
+             times(last.ratio()) + "; margin " + ms(last.margin_us) + ")";
   std::vector<int> options;
   if (current >= 0) options.push_back(-1);
   for (int v : candidates_[static_cast<size_t>(destination)])
@@ -144,7 +181,16 @@ std::optional<Decision> PathSelector::search(int destination, long long bytes, d
                 ", at " + std::to_string(bytes) + " bytes): staying";
     return d;
   }
-  pair.next_search = now + config_.return_after_ms / 1000.0;
+  if (current < 0 && best >= 0) {  // the largest message late in the last second
+    pair.suffered = bytes;
+    for (const Observation& o : h)
+      if (o.zone != Zone::low && now - o.time <= PathRecord::kRunTtl)
+        pair.suffered = std::max(pair.suffered, o.bytes);
+  }
+  if (current >= 0 && best >= 0) ++pair.hops;  // detour to detour: a longer wait next time
+  if (best < 0) pair.hops = 0;
+  pair.next_search =
+      now + config_.return_after_ms / 1000.0 * static_cast<double>(1 << std::min(pair.hops, 4));
   d.to_via = best;
   via_[static_cast<size_t>(destination)] = best;
   pair.changed_at = now;
@@ -192,6 +238,17 @@ std::vector<Decision> PathSelector::tick(double now) {
     const double healthy_for = now - direct->healthy_since();
     if (healthy_for < hold(pair)) continue;
     const Observation& last = direct->newest();
+    // Hysteresis: not while the direct path typically costs more than the detour now
+    // (the median of its last second's probes against the detour's estimate), by more
+    // than the noise of the machine's other paths: a flood's standing queue, which probes
+    // cross within the margin, or at once now and then, still costs.
+    const double direct_us = base(d, -1, last.bytes) +
+                             direct->recent_median_excess_us(kReturnWindow, last.bytes);
+    const double detour_us = estimate(d, current, last.bytes, now);
+    double slack = machine_noise_us(last.bytes, /*except=*/d);
+    if (std::isnan(slack)) slack = kInitialNoiseUs;
+    if (!std::isnan(direct_us) && !std::isnan(detour_us) && direct_us > detour_us + slack)
+      continue;
     Decision back;
     back.kind = Decision::Kind::back_to_direct;
     back.destination = d;
@@ -202,9 +259,11 @@ std::vector<Decision> PathSelector::tick(double now) {
     back.reason = "direct path healthy for " + std::string(seconds) + " (" +
                   std::to_string(direct->healthy_in_a_row()) +
                   " observations in the low zone; last " + ms(last.latency_us) + ", base " +
-                  ms(last.base_us) + ": " + times(last.ratio()) + ")";
+                  ms(last.base_us) + ": " + times(last.ratio()) + "; expected " +
+                  ms(direct_us) + " against " + ms(detour_us) + " " + path_name(current) + ")";
     via_[static_cast<size_t>(d)] = -1;
     ++returns_;
+    pair.hops = 0;
     pair.returned_at = pair.changed_at = now;
     pair.next_search = now;
     decisions.push_back(std::move(back));

@@ -4,29 +4,43 @@
 //
 // Per destination VM D (not pinned by a static route):
 //  - Detection: every observation of a path is classified into the low / medium / high
-//    zone (ZoneRule). When the path D's traffic uses has `consecutive` congested
-//    observations in a row, an alternative is searched: after a switch, not again for
-//    `return_after` (a detour is given time before it is judged); after a search that
-//    found nothing better, not again for `probe_interval` (the probes' next news), so a
-//    long episode with nothing better does not search on every message.
+//    zone (ZoneRule), against the path's base latency and a margin above it that follows
+//    the path's own noise (PathRecord::noise_us()), at most kNoiseCap x the machine's
+//    (the lower median of this VM's direct paths' noises: scheduling delays are the
+//    machine's, a congestion is one path's) or the table's spread for the path, whichever
+//    is larger. Until the path has shown its noise at that size: the larger of the
+//    machine's and the table's, kInitialNoiseUs before any path showed one. When the path D's traffic uses has
+//    `consecutive` congested observations in a row, an alternative is searched: after a
+//    switch, not again for `return_after` x 2^h (h: moves from detour to detour since
+//    the pair left direct, at most 4: a detour is given time before it is judged, and
+//    more each time the pair had to move on); after a search that found nothing better,
+//    not again for `probe_interval` (the probes' next news), so a long episode with
+//    nothing better does not search on every message.
 //  - Selection: the candidates are the probe's ranked detours for D (mcm-probe: fastest
 //    first, within 25% by robustness) plus the direct path when the pair is detoured.
 //    Each is estimated at the triggering message's size: per leg, its base latency plus
 //    its current excess over the base (this VM's own record of the first leg: the least
 //    excess of its kRecent newest observations; the intermediate's reported excess for
 //    the second, from its probe replies; 0 when nothing is known), skipping legs
-//    congested for `consecutive` observations in a row. Excesses, not ratios: the
+//    congested for `consecutive` observations in a row, and detours whose own record
+//    ended congested less than kPeerReportTtl ago. Excesses, not ratios: the
 //    delays that are not the network's (a daemon's wake-up) add to small and large
 //    messages alike, and so does a standing queue. The cheapest estimate wins, ties to
 //    the better-ranked (robuster) one, if it is below kBetterBy x what the current path
 //    costs now (its base plus the least excess of its congested run); otherwise the
 //    pair stays (logged once per search).
-//  - Return: while detoured, the direct path is probed (Runtime); once all its
+//  - Return: while detoured, the direct path is probed (Runtime), now and then with the
+//    size whose messages were late (suffered_bytes(): a flood that still takes the
+//    link's bandwidth delays those, not small probes); once all its
 //    observations for `return_after` x 2^k (k: how often the pair fled again soon after
 //    returning, at most 4) were in the low zone, with at least 3 of them, and while D
 //    does not report its own path back to this VM congested (TCP's acknowledgements of
-//    this direction travel that way: small probes pass, large messages stall), the pair
-//    returns to direct. So one congestion episode gives one switch away and one back.
+//    this direction travel that way: small probes pass, large messages stall), and while
+//    the direct path does not typically cost more than the detour by more than the
+//    machine's noise (the median of its kReturnWindow newest observations at the newest
+//    probe's size: a standing queue that probes cross within the margin, or at once now
+//    and then, still costs), the pair returns to direct. So one congestion
+//    episode gives one switch away and one back.
 //  - Every decision carries its reason and the figures behind it, for the log.
 #pragma once
 
@@ -62,12 +76,25 @@ class PathSelector {
   static constexpr int kRecent = 5;
   /// Peer reports older than this are ignored (seconds).
   static constexpr double kPeerReportTtl = 5.0;
+  /// A path's noise (µs) while neither it, nor the table, nor another path says more: with
+  /// noise_factor 4, a 5 ms margin, what quiets the 2-core testbed's clean runs.
+  static constexpr double kInitialNoiseUs = 1250;
+  /// A path's own noise counts up to this many times the machine's (machine_noise_us(),
+  /// or the table's spread when larger; x2 for a detour's two legs): a congestion that
+  /// was already there when the run began, milder than the first margin, would otherwise
+  /// pass for noise and raise the bar it is judged by, run after run of observations.
+  static constexpr double kNoiseCap = 2.0;
+  /// Observations of the direct path (a second of a detoured pair's probes) whose median
+  /// a return compares with the detour.
+  static constexpr int kReturnWindow = 20;
 
   /// `candidates[d]`: the intermediates for destination d, best first (the probe's
   /// ranking). `pinned[d]`: a static route decides d (never moved). `names`: VM names.
+  /// `spread`: the probe's spread of a path's latency at a size (µs, NaN: unknown), the
+  /// prior of its noise.
   PathSelector(int my_vm, const RuntimeConfig& config, BaseLatency base,
                std::vector<std::vector<int>> candidates, std::vector<bool> pinned,
-               std::vector<std::string> names);
+               std::vector<std::string> names, BaseLatency spread = nullptr);
 
   /// Records an observation of path (destination, via) made at `now` (one-way latency,
   /// offsets removed) of a message sent at `sent` (this VM's clock). Returns a decision
@@ -90,6 +117,12 @@ class PathSelector {
   /// Whether a static route (--route) decides this VM's traffic to `destination`.
   bool pinned(int destination) const { return pinned_[static_cast<size_t>(destination)]; }
   bool detoured(int destination) const { return via(destination) >= 0; }
+  /// The size (bytes) of the message whose lateness made the pair to `destination` leave
+  /// its direct path last: what its direct path is probed with now and then
+  /// (path_messages.h rule 4); 0 before it ever left.
+  long long suffered_bytes(int destination) const {
+    return pairs_[static_cast<size_t>(destination)].suffered;
+  }
   /// This VM's current excess over the base (µs) on its direct path to every VM: the least
   /// of its kRecent newest observations, +inf while congested (`consecutive` in a row),
   /// NaN when nothing was observed. For the probe replies other daemons rank detours with.
@@ -97,6 +130,11 @@ class PathSelector {
   /// The record of path (destination, via); nullptr before its first observation.
   const PathRecord* record(int destination, int via) const;
   int vm_count() const { return static_cast<int>(via_.size()); }
+  /// The noise (µs) path (destination, via) is judged with at `bytes` (see the header).
+  double noise_us(int destination, int via, long long bytes) const;
+  /// This VM's noise at `bytes`: the lower median of the known noises of its direct paths
+  /// (but the one to `except`); NaN while none is known.
+  double machine_noise_us(long long bytes, int except = -1) const;
   int switches() const { return switches_; }
   int returns() const { return returns_; }
   const ZoneRule& zones() const { return zones_; }
@@ -110,6 +148,8 @@ class PathSelector {
     double returned_at = -1e9; ///< last return to direct
     double changed_at = -1e9;  ///< last change of route (switch or return)
     int flights = 0;           ///< fled again soon after a return (hold doubling)
+    int hops = 0;              ///< moves from detour to detour since the pair left direct
+    long long suffered = 0;    ///< size of the message whose lateness made it leave direct
   };
   double base(int destination, int via, long long bytes) const;
   PathRecord& record_of(int destination, int via);
@@ -123,6 +163,7 @@ class PathSelector {
   RuntimeConfig config_;
   ZoneRule zones_;
   BaseLatency base_;
+  BaseLatency spread_;
   std::vector<std::vector<int>> candidates_;
   std::vector<bool> pinned_;
   std::vector<std::string> names_;

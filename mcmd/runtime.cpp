@@ -11,6 +11,16 @@
 #include "mcm/wire.h"
 
 namespace mcm::daemon {
+namespace {
+
+std::string noise_text(double us) {
+  if (std::isnan(us)) return "not known";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.0f µs", us);
+  return text;
+}
+
+}  // namespace
 
 Runtime::Runtime(const Layout& layout, MpiPoller& poller, boost::asio::io_context& io,
                  const Doorbell& doorbell, const RuntimeConfig& config, const mcm::Topology* table,
@@ -28,7 +38,7 @@ Runtime::Runtime(const Layout& layout, MpiPoller& poller, boost::asio::io_contex
         TableView view = view_table(table, vm_names_, layout.vm);
         classifying_ = view.measured_paths > 0;
         return PathSelector(layout.vm, config, std::move(view.base), std::move(view.candidates),
-                            std::move(pinned), vm_names_);
+                            std::move(pinned), vm_names_, std::move(view.spread));
       }()),
       notify_ranks_(notify_ranks),
       timer_(io),
@@ -50,10 +60,12 @@ Runtime::Runtime(const Layout& layout, MpiPoller& poller, boost::asio::io_contex
   const ZoneRule& z = selector_.zones();
   if (classifying_) {
     log_->info(
-        "runtime: zones: medium from {}x, high from {}x the base latency (and {} µs above "
-        "it); {} congested observations in a row trigger a search; return after {} ms "
-        "healthy; probes every {} ms{}",
-        z.medium_factor, z.high_factor, z.min_excess_us, config.consecutive,
+        "runtime: zones: medium from {}x, high from {}x the base latency, and at least {} "
+        "µs and {}x the path's noise above it (noise: the 90th percentile of its healthy "
+        "excesses; {:.0f} µs until known); {} congested observations in a row trigger a "
+        "search; return after {} ms healthy; probes every {} ms{}",
+        z.medium_factor, z.high_factor, z.min_excess_us, z.noise_factor,
+        PathSelector::kInitialNoiseUs, config.consecutive,
         config.return_after_ms, config.probe_interval_ms,
         notify_ranks ? "; healthy paths go directly from rank to rank" : "");
   } else if (table == nullptr) {
@@ -123,8 +135,13 @@ void Runtime::flip_routes() {
 void Runtime::on_timer() {
   if (!probing_) return;
   const bool everyone = ticks_++ % 4 == 0;
-  for (int vm = 0; vm < layout_.daemon_count; ++vm)
-    if (vm != layout_.vm && (everyone || selector_.detoured(vm))) send_probe(vm);
+  for (int vm = 0; vm < layout_.daemon_count; ++vm) {
+    if (vm == layout_.vm || !(everyone || selector_.detoured(vm))) continue;
+    // Once per interval a detoured pair's direct path gets a probe of the size that
+    // suffered (path_messages.h rule 4).
+    const long long sized = everyone && selector_.detoured(vm) ? selector_.suffered_bytes(vm) : 0;
+    send_probe(vm, std::min<long long>(sized, path::kMaxProbeBytes));
+  }
   for (const Decision& d : selector_.tick(mcm::wall_seconds())) apply(d);
   int period_us = std::max(1000, config_.probe_interval_ms * 1000 / 4);
   bool any_detoured = false;
@@ -147,14 +164,17 @@ void Runtime::ring(int world_rank) const {
   doorbell_.ring(layout_.doorbell_of_world_rank[static_cast<size_t>(world_rank)]);
 }
 
-void Runtime::send_probe(int peer) {
-  auto probe = std::make_shared<path::Probe>();
-  probe->seq = ++probe_seq_;
+void Runtime::send_probe(int peer, long long bytes) {
+  path::Probe head;
+  head.seq = ++probe_seq_;
+  head.bytes = std::max<long long>(bytes, sizeof head);
+  auto probe = std::make_shared<std::vector<char>>(static_cast<size_t>(head.bytes));
   const int daemon = layout_.daemon_of_vm[static_cast<size_t>(peer)];
   MPI_Request request;
-  probe->t_send = mcm::wall_seconds();
-  PMPI_Isend(probe.get(), sizeof *probe, MPI_BYTE, daemon, path::kTagProbe, layout_.private_comm,
-             &request);
+  head.t_send = mcm::wall_seconds();
+  std::memcpy(probe->data(), &head, sizeof head);
+  PMPI_Isend(probe->data(), static_cast<int>(probe->size()), MPI_BYTE, daemon, path::kTagProbe,
+             layout_.private_comm, &request);
   poller_.watch(request, [probe](const MPI_Status&) {}, MpiPoller::Pace::background);
   ring(daemon);
   ++probes_sent_;
@@ -170,6 +190,7 @@ void Runtime::answer_probe(int peer_daemon, const path::Probe& probe, double rec
   head.t_received = received;
   head.seq = probe.seq;
   head.vm_count = static_cast<std::int32_t>(ratios.size());
+  head.probe_bytes = static_cast<std::int32_t>(probe.bytes);
   std::memcpy(reply->data(), &head, sizeof head);
   std::memcpy(reply->data() + sizeof head, ratios.data(), ratios.size() * sizeof(double));
   MPI_Request request;
@@ -193,8 +214,8 @@ void Runtime::on_probe_reply(int peer_vm, const std::vector<char>& bytes) {
   if (bytes.size() >= sizeof head + ratios.size() * sizeof(double))
     std::memcpy(ratios.data(), bytes.data() + sizeof head, ratios.size() * sizeof(double));
   selector_.peer_report(peer_vm, std::move(ratios), now);
-  if (auto decision = selector_.observe(peer_vm, -1, std::max(0.0, latency_us),
-                                        static_cast<long long>(sizeof(path::Probe)), now, true))
+  const long long size = std::max<long long>(head.probe_bytes, sizeof(path::Probe));
+  if (auto decision = selector_.observe(peer_vm, -1, std::max(0.0, latency_us), size, now, true))
     apply(*decision);
 }
 
@@ -330,10 +351,12 @@ void Runtime::log_summary() const {
       std::sort(ratios.begin(), ratios.end());
       log_->info(
           "runtime: path {} {}: {} observations (low {}, medium {}, high {}); smoothed "
-          "latency {:.0f} µs; last {}: median {:.1f}x the base, max {:.1f}x",
+          "latency {:.0f} µs; last {}: median {:.1f}x the base, max {:.1f}x; noise {} "
+          "(small messages), {} (large)",
           pair_name(d), selector_.path_name(via), r->total(), r->count(Zone::low),
           r->count(Zone::medium), r->count(Zone::high), r->smoothed_latency_us(),
-          ratios.size(), ratios[ratios.size() / 2], ratios.back());
+          ratios.size(), ratios[ratios.size() / 2], ratios.back(), noise_text(r->noise_us(0)),
+          noise_text(r->noise_us(PathRecord::kLargeBytes)));
     }
   }
 }

@@ -78,7 +78,8 @@ class Runtime {
   /// Sends every unpinned pair through the daemons (odd flips: through a third VM) or
   /// back to the native path (a pair the selector detoured stays with the daemons).
   void flip(bool to_daemons);
-  void send_probe(int peer);
+  /// A probe of `bytes` (path_messages.h rule 4; at least sizeof(Probe)).
+  void send_probe(int peer, long long bytes);
   void answer_probe(int peer, const path::Probe& probe, double received);
   void on_probe_reply(int peer, const std::vector<char>& bytes);
   void on_acks(const std::vector<char>& bytes);

@@ -11,7 +11,7 @@ TableView view_table(const mcm::Topology* table, const std::vector<std::string>&
   TableView view;
   view.candidates.resize(static_cast<size_t>(n));
   if (table == nullptr) {
-    view.base = [](int, int, long long) { return std::nan(""); };
+    view.base = view.spread = [](int, int, long long) { return std::nan(""); };
     return view;
   }
   // Job VM -> table host index (-1: not in the table), and back.
@@ -30,6 +30,18 @@ TableView view_table(const mcm::Topology* table, const std::vector<std::string>&
     const int a = (*index)[static_cast<size_t>(from)], b = (*index)[static_cast<size_t>(to)];
     if (a < 0 || b < 0) return std::nan("");
     return shared->predict_us(a, b, bytes);
+  };
+  view.spread = [shared, index](int from, int to, long long bytes) {
+    const int a = (*index)[static_cast<size_t>(from)], b = (*index)[static_cast<size_t>(to)];
+    if (a < 0 || b < 0 || shared->sizes.empty()) return std::nan("");
+    std::size_t nearest = 0;
+    const double x = std::log(static_cast<double>(std::max(1LL, bytes)));
+    for (std::size_t i = 1; i < shared->sizes.size(); ++i)
+      if (std::fabs(std::log(static_cast<double>(shared->sizes[i])) - x) <
+          std::fabs(std::log(static_cast<double>(shared->sizes[nearest])) - x))
+        nearest = i;
+    if (nearest >= shared->spread_us.size()) return std::nan("");
+    return shared->spread_us[nearest][static_cast<size_t>(a)][static_cast<size_t>(b)];
   };
   for (int d = 0; d < n; ++d)
     if (d != my_vm && !std::isnan(view.base(my_vm, d, 0))) ++view.measured_paths;

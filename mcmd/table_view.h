@@ -16,6 +16,9 @@ namespace mcm::daemon {
 /// does not know get NaN and no candidates.
 struct TableView {
   BaseLatency base;
+  /// The probe's spread (interquartile range, µs) of a path at the measured size nearest
+  /// to the message's (on a log scale); NaN where unknown.
+  BaseLatency spread;
   std::vector<std::vector<int>> candidates;  ///< [destination] intermediates, best first
   int measured_paths = 0;  ///< paths from my_vm with a base latency: 0 = nothing to detect
 };

@@ -172,6 +172,8 @@ const std::vector<Key>& runtime_keys() {
              [](Config& c) -> double& { return c.runtime.high_factor; }),
       integer("min_excess_us", 0, 10000000,
               [](Config& c) -> int& { return c.runtime.min_excess_us; }),
+      number("noise_factor", 0.0, 1000.0,
+             [](Config& c) -> double& { return c.runtime.noise_factor; }),
       integer("consecutive", 1, 1000, [](Config& c) -> int& { return c.runtime.consecutive; }),
       integer("return_after_ms", 10, 3600000,
               [](Config& c) -> int& { return c.runtime.return_after_ms; }),

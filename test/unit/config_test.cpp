@@ -134,11 +134,12 @@ TEST_CASE("config: mode names round-trip", "[config]") {
 TEST_CASE("config: the runtime section", "[config]") {
   const mcm::Config c = mcm::parse_config(
       "runtime:\n  medium_factor: 1.5\n  high_factor: 4\n  min_excess_us: 200\n"
-      "  consecutive: 5\n  return_after_ms: 2000\n  probe_interval_ms: 100\n",
+      "  noise_factor: 2.5\n  consecutive: 5\n  return_after_ms: 2000\n  probe_interval_ms: 100\n",
       "mcm.yaml");
   CHECK(c.runtime.medium_factor == 1.5);
   CHECK(c.runtime.high_factor == 4.0);
   CHECK(c.runtime.min_excess_us == 200);
+  CHECK(c.runtime.noise_factor == 2.5);
   CHECK(c.runtime.consecutive == 5);
   CHECK(c.runtime.return_after_ms == 2000);
   CHECK(c.runtime.probe_interval_ms == 100);
@@ -151,5 +152,5 @@ TEST_CASE("config: the runtime section", "[config]") {
         "mcm.yaml:2:18: runtime.medium_factor must be a number between 1 and 1000 (got 'fast')");
   CHECK(error_of("runtime:\n  zones: 3\n") ==
         "mcm.yaml:2:3: unknown key 'zones' in runtime (valid keys: medium_factor, high_factor, "
-        "min_excess_us, consecutive, return_after_ms, probe_interval_ms, flip_routes_ms)");
+        "min_excess_us, noise_factor, consecutive, return_after_ms, probe_interval_ms, flip_routes_ms)");
 }

@@ -3,6 +3,8 @@
 // table's detours, staying when nothing is better, return with hysteresis.
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <optional>
+#include <vector>
 
 #include "path_record.h"
 #include "path_selector.h"
@@ -34,6 +36,33 @@ TEST_CASE("zones: factors of the base latency, and a minimum excess", "[runtime]
   CHECK(rule.classify(1500, 600) == Zone::low);    // 2.5x? no: 900 µs above
   CHECK(rule.classify(2500, 1000) == Zone::medium);
   CHECK(rule.classify(5000, 1000) == Zone::high);
+}
+
+TEST_CASE("zones: the margin above the base follows the path's noise", "[runtime]") {
+  const ZoneRule rule{2.0, 5.0, 500, 4.0};
+  CHECK(rule.margin_us(NAN) == 500);   // noise unknown: the floor
+  CHECK(rule.margin_us(100) == 500);   // quiet path: the floor
+  CHECK(rule.margin_us(1000) == 4000);
+  CHECK(rule.classify(2600, 1000, 100) == Zone::medium);  // 2.6x, 1.6 ms above a quiet base
+  CHECK(rule.classify(2600, 1000, 1000) == Zone::low);    // within 4x a 1 ms noise
+  CHECK(rule.classify(6000, 1000, 1000) == Zone::high);
+}
+
+TEST_CASE("path record: noise is the 90th percentile of the healthy excesses, by size class",
+          "[runtime]") {
+  PathRecord r;
+  double t = 0;
+  for (std::size_t i = 1; i < PathRecord::kNoiseWarmup; ++i)
+    r.add({t += 0.01, 100.0 + 10.0 * static_cast<double>(i), 100, 8, Zone::low, false});
+  CHECK(std::isnan(r.noise_us(8)));  // 7 observations: not known yet
+  r.add({t += 0.01, 100, 100, 8, Zone::low, false});
+  CHECK(r.noise_us(8) == 70);  // excesses 0, 10, ..., 70: the 90th percentile of 8
+  CHECK(std::isnan(r.noise_us(PathRecord::kLargeBytes)));  // the large class has its own
+  for (int i = 0; i < 100; ++i) r.add({t += 0.01, 120, 100, 8, Zone::low, false});
+  CHECK(r.noise_us(8) == 20);  // the newest kHistory only
+  // Congested observations do not raise the bar they are judged by.
+  for (int i = 0; i < 20; ++i) r.add({t += 0.01, 9000, 100, 8, Zone::high, false});
+  CHECK(r.noise_us(8) == 20);
 }
 
 TEST_CASE("path record: smoothed latency, runs and excess", "[runtime]") {
@@ -103,6 +132,100 @@ TEST_CASE("selector: a noisy path is not switched; a congested one is, after N i
   CHECK(d->reason.find("3 observations in a row") != std::string::npos);
   CHECK(d->reason.find("via vm3 expected") != std::string::npos);
   CHECK(s.switches() == 1);
+  CHECK(s.suffered_bytes(1) == kBytes);  // what the direct path is probed with now and then
+}
+
+TEST_CASE("selector: no return while probes of the size that suffered are late", "[runtime]") {
+  PathSelector s = selector();
+  double t = 0;
+  for (int i = 0; i < 3; ++i) s.observe(1, -1, 20000, kBytes, t += 0.01, false);
+  REQUIRE(s.via(1) == 2);
+  // A flood still takes the link: small probes pass, every fourth probe (of kBytes) is
+  // late. 3 s of that: no return.
+  for (int i = 0; i < 60; ++i) {
+    const bool sized = i % 4 == 0;
+    s.observe(1, -1, sized ? 20000 : 110, sized ? kBytes : 16, t += 0.05, true);
+    CHECK(s.tick(t).empty());
+  }
+  // The flood is gone: the sized probes are on time too, and after return_after the pair
+  // returns.
+  std::vector<Decision> back;
+  for (int i = 0; i < 30 && back.empty(); ++i) {
+    const bool sized = i % 4 == 0;
+    s.observe(1, -1, sized ? 180 : 110, sized ? kBytes : 16, t += 0.05, true);
+    back = s.tick(t);
+  }
+  REQUIRE(back.size() == 1);
+  CHECK(back[0].kind == Decision::Kind::back_to_direct);
+}
+
+TEST_CASE("selector: a doubling is detected on a quiet path, not on a noisy one", "[runtime]") {
+  constexpr long long kMiB4 = 4 << 20;  // base 4294 µs
+  const double b = base(0, 1, kMiB4);
+  // Quiet: once 8 healthy observations showed 50 µs of noise, 2x the base is congestion
+  // (4.3 ms above it; before, the margin was 4 x kInitialNoiseUs = 5 ms).
+  double t = 0;
+  PathSelector early = selector();
+  for (int i = 0; i < 3; ++i) CHECK_FALSE(early.observe(1, -1, 2 * b + 100, kMiB4, t += 0.01, false));
+  CHECK(early.record(1, -1)->congested_in_a_row() == 0);  // noise not known yet: 5 ms margin
+  PathSelector quiet = selector();
+  for (int i = 0; i < 8; ++i) quiet.observe(1, -1, b + 50, kMiB4, t += 0.01, false);
+  CHECK(quiet.noise_us(1, -1, kMiB4) == 50);
+  std::optional<Decision> d;
+  for (int i = 0; i < 3; ++i) d = quiet.observe(1, -1, 2 * b + 100, kMiB4, t += 0.01, false);
+  REQUIRE(d);  // detected; a detour (two legs of 4.3 ms) is no better than 2x: it stays
+  CHECK(d->kind == Decision::Kind::stay);
+  CHECK(d->reason.find("margin 0.50 ms") != std::string::npos);
+  // Noisy (a loaded machine: healthy messages up to 3 ms late): 2x is within its noise,
+  // 8x is not.
+  PathSelector noisy = selector();
+  for (int i = 0; i < 20; ++i)
+    noisy.observe(1, -1, b + (i % 2 ? 3000 : 200), kMiB4, t += 0.01, false);
+  CHECK(noisy.noise_us(1, -1, kMiB4) == 3000);
+  for (int i = 0; i < 5; ++i) CHECK_FALSE(noisy.observe(1, -1, 2 * b + 100, kMiB4, t += 0.01, false));
+  CHECK(noisy.record(1, -1)->congested_in_a_row() == 0);
+  for (int i = 0; i < 3; ++i) d = noisy.observe(1, -1, 8 * b, kMiB4, t += 0.01, false);
+  REQUIRE(d);
+  CHECK(d->kind == Decision::Kind::detour);
+}
+
+TEST_CASE("selector: an unknown noise is the table's spread or another path's",
+          "[runtime]") {
+  // The table says 2 ms of spread on every direct path: 8 ms margin from the start.
+  PathSelector table(0, {}, base, {{}, {2, 3}, {1, 3}, {1, 2}}, {false, false, false, false},
+                     {"vm1", "vm2", "vm3", "vm4"}, [](int, int, long long) { return 2000.0; });
+  CHECK(table.noise_us(1, -1, kBytes) == 2000);
+  CHECK(table.noise_us(1, 2, kBytes) == 4000);  // a detour: both legs
+  // Another path of this daemon showed its noise: 30 µs; that is taken over the 1.25 ms
+  // of kInitialNoiseUs, the table (no spread here) says nothing.
+  PathSelector s = selector();
+  CHECK(s.noise_us(1, -1, 16) == PathSelector::kInitialNoiseUs);
+  double t = 0;
+  for (int i = 0; i < 10; ++i) s.observe(2, -1, 100 + 16 / 1000.0 + 30, 16, t += 0.01, true);
+  CHECK(s.noise_us(2, -1, 16) == Approx(30));
+  CHECK(s.noise_us(1, -1, 16) == Approx(30));
+  CHECK(s.noise_us(1, -1, kBytes) == PathSelector::kInitialNoiseUs);  // not that size class
+}
+
+TEST_CASE("selector: a congestion there from the start does not pass for the path's noise",
+          "[runtime]") {
+  // vm1 -> vm2 is congested from the first message on, 4 ms above its base: under the
+  // first margin (5 ms), so its observations are taken as healthy. vm3 and vm4 show 30
+  // µs of noise: the machine's. vm2's own noise counts up to kNoiseCap x that.
+  PathSelector s = selector();
+  double t = 0;
+  for (int i = 0; i < 10; ++i) s.observe(1, -1, 4100, 16, t += 0.01, true);
+  CHECK(s.noise_us(1, -1, 16) == Approx(4000));  // alone: nothing to compare with
+  for (int i = 0; i < 10; ++i) {
+    s.observe(2, -1, 130, 16, t += 0.01, true);
+    s.observe(3, -1, 130, 16, t += 0.01, true);
+  }
+  CHECK(s.machine_noise_us(16) == Approx(30).margin(0.1));  // base 100.016 µs
+  CHECK(s.noise_us(1, -1, 16) == Approx(PathSelector::kNoiseCap * 30).margin(0.1));
+  std::optional<Decision> d;
+  for (int i = 0; i < 3; ++i) d = s.observe(1, -1, 4100, 16, t += 0.01, true);
+  REQUIRE(d);  // now congestion (the search itself finds no detour worth it for 16 bytes)
+  CHECK(s.record(1, -1)->congested_in_a_row() == 3);
 }
 
 TEST_CASE("selector: a congested first leg or a peer's congested second leg is avoided",
@@ -171,6 +294,34 @@ TEST_CASE("selector: return after the direct path stayed healthy; flapping backs
   CHECK(s.returns() == 2);
 }
 
+TEST_CASE("selector: no return while the direct path costs more than the detour",
+          "[runtime]") {
+  // A flood's standing queue: small probes cross it 4 ms late, within the first margin
+  // (5 ms), so they look healthy; the detour costs 0.2 ms. The pair stays until the
+  // queue is gone.
+  PathSelector s = selector();
+  double t = 0;
+  for (int i = 0; i < 3; ++i) s.observe(1, -1, 20000, kBytes, t += 0.01, false);
+  REQUIRE(s.via(1) == 2);
+  for (int i = 0; i < 60; ++i) {
+    s.observe(1, -1, 4100, 16, t += 0.05, true);
+    CHECK(s.tick(t).empty());
+  }
+  CHECK(s.record(1, -1)->healthy_in_a_row() == 60);
+  // The queue drains and fills: every other probe crosses at once. Still no return.
+  for (int i = 0; i < 60; ++i) {
+    s.observe(1, -1, i % 2 ? 110 : 4100, 16, t += 0.05, true);
+    CHECK(s.tick(t).empty());
+  }
+  std::vector<Decision> back;
+  for (int i = 0; i < 30 && back.empty(); ++i) {
+    s.observe(1, -1, 110, 16, t += 0.05, true);
+    back = s.tick(t);
+  }
+  REQUIRE(back.size() == 1);
+  CHECK(back[0].reason.find("against 0.20 ms via vm3") != std::string::npos);
+}
+
 TEST_CASE("selector: messages sent before a return are the old route's backlog, not news",
           "[runtime]") {
   PathSelector s = selector();
@@ -224,6 +375,38 @@ TEST_CASE("selector: a congested detour moves on to the next one", "[runtime]") 
   CHECK(d.kind == Decision::Kind::detour);
   CHECK(d.from_via == 2);
   CHECK(d.to_via == 3);
+}
+
+TEST_CASE("selector: two congested detours: one move on, then it stays; moves wait longer",
+          "[runtime]") {
+  PathSelector s = selector();
+  double t = 0;
+  for (int i = 0; i < 3; ++i) s.observe(1, -1, 20000, kBytes, t += 0.01, false);
+  REQUIRE(s.via(1) == 2);
+  t += 1.1;  // past the search's wait after a switch (return_after)
+  for (int i = 0; i < 3; ++i) s.observe(1, 2, 25000, kBytes, t += 0.01, false);
+  REQUIRE(s.via(1) == 3);  // direct is congested too: on to the next detour
+  // The detour via vm4 is congested as well. A move between detours doubles the wait
+  // before the next search: nothing at 1.1 s...
+  t += 1.1;
+  for (int i = 0; i < 3; ++i) CHECK_FALSE(s.observe(1, 3, 25000, kBytes, t += 0.01, false));
+  // ...and at 2 s the only other option, via vm3, was found congested 2 s ago: stay.
+  t += 1.0;
+  std::optional<Decision> d;
+  for (int i = 0; i < 3; ++i)
+    if (auto x = s.observe(1, 3, 25000, kBytes, t += 0.01, false)) d = x;
+  REQUIRE(d);
+  CHECK(d->kind == Decision::Kind::stay);
+  CHECK(s.via(1) == 3);
+  CHECK(s.switches() == 2);
+  // Once that news is stale (kPeerReportTtl), via vm3 is tried again, and the next search
+  // after that move waits 4 x return_after.
+  t += PathSelector::kPeerReportTtl;
+  for (int i = 0; i < 3; ++i) s.observe(1, 3, 25000, kBytes, t += 0.01, false);
+  REQUIRE(s.via(1) == 2);
+  t += 3.9;
+  for (int i = 0; i < 3; ++i) CHECK_FALSE(s.observe(1, 2, 25000, kBytes, t += 0.01, false));
+  CHECK(s.switches() == 3);
 }
 
 TEST_CASE("selector: pinned pairs and unknown paths are never moved", "[runtime]") {

@@ -15,7 +15,8 @@
 //   runtime:                                  # congestion detection (modes relay, adaptive)
 //     medium_factor: 2.0                      # latency/base from which a path is in the medium zone
 //     high_factor: 5.0                        # ... and in the high zone
-//     min_excess_us: 5000                     # a congested latency also exceeds base by this
+//     min_excess_us: 500                      # a congested latency also exceeds base by this...
+//     noise_factor: 4                         # ...and by this many times the path's noise
 //     consecutive: 3                          # congested observations in a row that trigger a search
 //     return_after_ms: 1000                   # healthy time of the direct path before returning
 //     probe_interval_ms: 200                  # active probes between daemons
@@ -82,11 +83,14 @@ struct RuntimeConfig {
   /// below medium_factor it is in the low zone (healthy).
   double medium_factor = 2.0;
   double high_factor = 5.0;
-  /// ...and only when the latency also exceeds the base by this many µs: forwarding
-  /// through daemons and scheduling on busy cores add delays that are not congestion (on
-  /// the 2-core testbed, clean CG's one-way latencies reach 2.6 ms at the 90th percentile
-  /// and 5-6.5 ms at the 99th; docs/configuration.md).
-  int min_excess_us = 5000;
+  /// ...and only when the latency also exceeds the base by at least this many µs and by
+  /// noise_factor x the path's noise (the 90th percentile of its healthy excesses,
+  /// mcmd/path_record.h): forwarding through daemons and scheduling on busy cores add
+  /// delays that are not congestion, and how much depends on the machine (on the 2-core
+  /// testbed, clean CG's one-way latencies reach 2.6 ms at the 90th percentile and 5-6.5
+  /// ms at the 99th; docs/configuration.md).
+  int min_excess_us = 500;
+  double noise_factor = 4.0;
   /// Congested observations in a row on the path in use before an alternative is searched
   /// (a single slow message is noise, as PLB waits several congested rounds).
   int consecutive = 3;

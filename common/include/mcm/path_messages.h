@@ -29,6 +29,12 @@
 //     its next wake-up (its probe timer, another message, or the poller's safety net)
 //     without losing accuracy; a ring per reply cost each idle daemon a third of its
 //     wake-ups.
+//  4. Sized probes. Once per probe interval, the probe of a detoured pair's direct path
+//     has the size of the messages that were late when the pair left it (Probe::bytes,
+//     the rest padding), at most kMaxProbeBytes so that it travels eagerly, in one piece:
+//     the peer's stamp at receipt is then its full arrival. A link whose bandwidth a
+//     flood still takes delays such a probe while small ones pass on time. The reply
+//     echoes the size (ProbeReply::probe_bytes).
 #pragma once
 
 #include <cstdint>
@@ -60,9 +66,13 @@ struct LateArrival {
 };
 static_assert(sizeof(LateArrival) == 48, "part of the wire format");
 
+/// Rule 4: the largest probe (bytes, padding included); below Open MPI's TCP eager limit.
+constexpr int kMaxProbeBytes = 61440;
+
 struct Probe {
   double t_send = 0;
   std::uint64_t seq = 0;
+  std::int64_t bytes = sizeof(Probe);  ///< the whole message, padding included (rule 4)
 };
 
 struct ProbeReply {
@@ -70,7 +80,7 @@ struct ProbeReply {
   double t_received = 0;  ///< the answering daemon's clock when the probe arrived
   std::uint64_t seq = 0;
   std::int32_t vm_count = 0;  ///< doubles that follow
-  std::int32_t reserved = 0;
+  std::int32_t probe_bytes = 0;  ///< the probe's Probe::bytes (rule 4)
 };
 
 }  // namespace mcm::path
