@@ -83,7 +83,14 @@ check "  the message names it" grep -q "cannot start a process on vm9" part.err
 check "  the table keeps all 4 hosts and is marked partial" \
   [ "$(yq part.yaml "(t['hosts'], t['partial'])")" = "(['vm1', 'vm2', 'vm3', 'vm9'], True)" ]
 check "  vm9's row and column are empty, the others measured" \
-  [ "$(yq part.yaml "(set(t['latency_us'][65536][3]) | {t['latency_us'][65536][i][3] for i in range(4)}, all(t['latency_us'][65536][i][j] > 0 for i in range(3) for j in range(3) if i != j))")" = "({None}, True)" ]
+  [ "$(yq part.yaml "(set(t['latency_us'][65536][3]) | {t['latency_us'][65536][i][3] for i in range(4)}, all((t['latency_us'][65536][i][j] or 0) > 0 for i in range(3) for j in range(3) if i != j))")" = "({None}, True)" ]
+# Seen once in CI (2026-11-25): a path between the reachable hosts unmeasured at 64 KiB.
+# Keep what tells why, should it happen again.
+if ! yq part.yaml "all((t['latency_us'][65536][i][j] or 0) > 0 for i in range(3) for j in range(3) if i != j)" |
+  grep -q True; then
+  echo "  part.yaml (64 KiB row, skipped) and part.err, for the diagnosis:"
+  yq part.yaml "t['latency_us'][65536]"; grep -A6 '^skipped:' part.yaml; sed -n 1,30p part.err
+fi
 check "  skipped says why" bash -c "grep -A2 '^skipped:' part.yaml | grep -q 'host vm9: unreachable'"
 
 printf 'vm1 slots=2\n' >one.hosts
