@@ -64,7 +64,7 @@ const PathRecord* PathSelector::record(int destination, int via) const {
 
 std::optional<Decision> PathSelector::observe(int destination, int via, double latency_us,
                                               long long bytes, double now, bool probe,
-                                              double sent) {
+                                              double sent, double clock_uncertainty_us) {
   if (destination < 0 || destination >= vm_count() || destination == my_vm_) return std::nullopt;
   if (via >= vm_count() || via == my_vm_ || via == destination) return std::nullopt;
   if (!probe && via == via_[static_cast<size_t>(destination)] &&
@@ -72,10 +72,14 @@ std::optional<Decision> PathSelector::observe(int destination, int via, double l
     return std::nullopt;  // the old route's backlog, not this path (see the header)
   const double b = base(destination, via, bytes);
   if (!(b > 0)) return std::nullopt;  // the table does not know this path: not monitored
+  // A latency from a clock offset nothing measured yet says nothing, either way.
+  if (!std::isfinite(clock_uncertainty_us)) return std::nullopt;
   const double noise = noise_us(destination, via, bytes);
+  // Only what is certain counts: the latency less what the clock offset may add to it.
+  const double u = std::max(0.0, clock_uncertainty_us);
   PathRecord& r = record_of(destination, via);
-  r.add(Observation{now, latency_us, b, bytes, zones_.classify(latency_us, b, noise), probe,
-                    zones_.margin_us(noise)});
+  r.add(Observation{now, latency_us, b, bytes, zones_.classify(latency_us - u, b, noise), probe,
+                    zones_.margin_us(noise) + u});
   if (pinned_[static_cast<size_t>(destination)] || via != via_[static_cast<size_t>(destination)])
     return std::nullopt;  // not the path in use: news for later searches only
   if (r.congested_in_a_row() < config_.consecutive) return std::nullopt;

@@ -103,9 +103,13 @@ class PathSelector {
   /// backlog at the source, which its latency includes (after a return, such messages
   /// read 8-58 ms against a base of 0.5 ms and made the pair flee again at once). NaN:
   /// the send time is unknown, the observation counts.
+  /// `clock_uncertainty_us`: how far the latency can be off because the clock offset
+  /// behind it can (ClockTracker::uncertainty_us()); a congested latency also clears it,
+  /// and with +inf (no offset known) the observation is ignored.
   std::optional<Decision> observe(int destination, int via, double latency_us, long long bytes,
                                   double now, bool probe,
-                                  double sent = std::numeric_limits<double>::quiet_NaN());
+                                  double sent = std::numeric_limits<double>::quiet_NaN(),
+                                  double clock_uncertainty_us = 0);
   /// What `peer` reports about its own direct paths (direct_excess() there), received at
   /// `now`.
   void peer_report(int peer, std::vector<double> excess_us, double now);

@@ -33,6 +33,7 @@ Runtime::Runtime(const Layout& layout, MpiPoller& poller, boost::asio::io_contex
       log_(std::move(log)),
       vm_names_(std::move(vm_names)),
       clocks_(estimate_clock_offsets(layout)),
+      tracker_(clocks_, layout.vm, mcm::wall_seconds()),
       classifying_(false),  // set from the table's view, below
       selector_([&] {
         TableView view = view_table(table, vm_names_, layout.vm);
@@ -43,7 +44,9 @@ Runtime::Runtime(const Layout& layout, MpiPoller& poller, boost::asio::io_contex
       notify_ranks_(notify_ranks),
       timer_(io),
       flip_timer_(io),
-      acks_from_(static_cast<size_t>(layout.daemon_count), 0) {
+      acks_from_(static_cast<size_t>(layout.daemon_count), 0),
+      stay_logged_(static_cast<size_t>(layout.daemon_count), -1e9),
+      stays_unlogged_(static_cast<size_t>(layout.daemon_count), 0) {
   for (int rank : layout.world_rank_of_app_rank)
     if (layout.vm_of_world_rank[static_cast<size_t>(rank)] == layout.vm)
       local_ranks_.push_back(rank);
@@ -57,6 +60,11 @@ Runtime::Runtime(const Layout& layout, MpiPoller& poller, boost::asio::io_contex
     offsets += text;
   }
   log_->info("runtime: clock offsets of the other VMs:{}", offsets.empty() ? " none" : offsets);
+  for (int vm = 0; vm < layout.daemon_count; ++vm)
+    if (vm != layout.vm && std::isinf(tracker_.uncertainty_us(vm, mcm::wall_seconds())))
+      log_->warn("runtime: no clock offset of {} could be measured at start-up: its latencies "
+                 "are not judged until a probe exchange with it measures one",
+                 vm_names_[static_cast<size_t>(vm)]);
   const ZoneRule& z = selector_.zones();
   if (classifying_) {
     log_->info(
@@ -191,6 +199,7 @@ void Runtime::answer_probe(int peer_daemon, const path::Probe& probe, double rec
   head.seq = probe.seq;
   head.vm_count = static_cast<std::int32_t>(ratios.size());
   head.probe_bytes = static_cast<std::int32_t>(probe.bytes);
+  head.t_replied = mcm::wall_seconds();
   std::memcpy(reply->data(), &head, sizeof head);
   std::memcpy(reply->data() + sizeof head, ratios.data(), ratios.size() * sizeof(double));
   MPI_Request request;
@@ -207,15 +216,15 @@ void Runtime::on_probe_reply(int peer_vm, const std::vector<char>& bytes) {
   if (bytes.size() < sizeof head) return;
   std::memcpy(&head, bytes.data(), sizeof head);
   const double now = mcm::wall_seconds();
-  const double sent_here = head.t_send;
-  const double arrived_here = clocks_.convert(head.t_received, peer_vm, layout_.vm);
-  const double latency_us = (arrived_here - sent_here) * 1e6;
+  tracker_.exchange(peer_vm, head.t_send, head.t_received, head.t_replied, now);
+  const double latency_us = (tracker_.to_mine(head.t_received, peer_vm) - head.t_send) * 1e6;
   std::vector<double> ratios(static_cast<size_t>(std::max(0, head.vm_count)));
   if (bytes.size() >= sizeof head + ratios.size() * sizeof(double))
     std::memcpy(ratios.data(), bytes.data() + sizeof head, ratios.size() * sizeof(double));
   selector_.peer_report(peer_vm, std::move(ratios), now);
   const long long size = std::max<long long>(head.probe_bytes, sizeof(path::Probe));
-  if (auto decision = selector_.observe(peer_vm, -1, std::max(0.0, latency_us), size, now, true))
+  if (auto decision = selector_.observe(peer_vm, -1, std::max(0.0, latency_us), size, now, true,
+                                        std::nan(""), tracker_.uncertainty_us(peer_vm, now)))
     apply(*decision);
 }
 
@@ -233,10 +242,11 @@ void Runtime::on_acks(const std::vector<char>& bytes) {
       ++imprecise_acks_;
       continue;
     }
-    const double arrived_here = clocks_.convert(a.t_arrive, a.destination_vm, layout_.vm);
+    const double arrived_here = tracker_.to_mine(a.t_arrive, a.destination_vm);
     const double latency_us = std::max(0.0, (arrived_here - a.t_send) * 1e6);
     if (auto decision = selector_.observe(a.destination_vm, a.via, latency_us,
-                                          static_cast<long long>(a.bytes), now, false, a.t_send))
+                                          static_cast<long long>(a.bytes), now, false, a.t_send,
+                                          tracker_.uncertainty_us(a.destination_vm, now)))
       apply(*decision);
   }
 }
@@ -279,10 +289,23 @@ std::string Runtime::pair_name(int destination) const {
 
 void Runtime::apply(const Decision& d) {
   switch (d.kind) {
-    case Decision::Kind::stay:
-      log_->info("runtime: stay {} on {}: {}", pair_name(d.destination),
-                 selector_.path_name(d.from_via), d.reason);
+    case Decision::Kind::stay: {
+      const size_t k = static_cast<size_t>(d.destination);
+      const double now = mcm::wall_seconds();
+      if (now - stay_logged_[k] < kStayLogSeconds) {
+        ++stays_unlogged_[k];
+        return;
+      }
+      const std::string since =
+          stays_unlogged_[k] > 0 ? " (" + std::to_string(stays_unlogged_[k]) +
+                                       " more searches found nothing better since the last line)"
+                                 : "";
+      log_->info("runtime: stay {} on {}: {}{}", pair_name(d.destination),
+                 selector_.path_name(d.from_via), d.reason, since);
+      stay_logged_[k] = now;
+      stays_unlogged_[k] = 0;
       return;
+    }
     case Decision::Kind::detour:
       log_->info("runtime: switch {}: {} -> {}: {}", pair_name(d.destination),
                  selector_.path_name(d.from_via), selector_.path_name(d.to_via), d.reason);
@@ -341,6 +364,17 @@ void Runtime::log_summary() const {
       "time){}{}; probes sent {}, answered {}, replies {}; switches {}, returns {}",
       acks_, ack_batches_, imprecise_acks_, from.empty() ? "" : "; from:", from, probes_sent_,
       probes_answered_, replies_, selector_.switches(), selector_.returns());
+  std::string clocks;
+  const double now = mcm::wall_seconds();
+  for (int vm = 0; vm < layout_.daemon_count; ++vm) {
+    if (vm == layout_.vm) continue;
+    char text[128];
+    std::snprintf(text, sizeof text, " %s %+.1f µs (±%.1f, %d refreshes)",
+                  vm_names_[static_cast<size_t>(vm)].c_str(), tracker_.offset_us(vm),
+                  tracker_.uncertainty_us(vm, now), tracker_.refreshes(vm));
+    clocks += text;
+  }
+  if (!clocks.empty()) log_->info("runtime: clock offsets at the end:{}", clocks);
   for (int d = 0; d < layout_.daemon_count; ++d) {
     if (d == layout_.vm) continue;
     for (int via = -1; via < layout_.daemon_count; ++via) {

@@ -2,7 +2,9 @@
 // detection, ACKs, selection and return, around a PathSelector (the decisions) inside the
 // daemon's event loop. Protocol of its messages: mcm/path_messages.h.
 //
-//  - Start-up (collective over the daemon communicator): clock offsets between VMs.
+//  - Start-up (collective over the daemon communicator): clock offsets between VMs; every
+//    probe exchange refreshes them (ClockTracker), and a latency counts as congested only
+//    beyond what the offset's uncertainty may add to it.
 //  - step(), on every poll: takes ACK batches of late messages (observations of the path
 //    each message took), probes from other daemons (answered at once) and replies to its
 //    own probes (observations of its direct paths, and each peer's view of its paths).
@@ -29,6 +31,7 @@
 #include <vector>
 
 #include "clock_offsets.h"
+#include "clock_tracker.h"
 #include "mcm/bootstrap.h"
 #include "mcm/config.h"
 #include "mcm/path_messages.h"
@@ -95,7 +98,8 @@ class Runtime {
   RuntimeConfig config_;
   std::shared_ptr<spdlog::logger> log_;
   std::vector<std::string> vm_names_;
-  ClockOffsets clocks_;
+  ClockOffsets clocks_;   ///< measured at start-up (logged)
+  ClockTracker tracker_;  ///< from clocks_, refreshed by every probe exchange
   bool classifying_;
   PathSelector selector_;
   bool notify_ranks_;
@@ -116,6 +120,11 @@ class Runtime {
   std::uint64_t acks_ = 0, imprecise_acks_ = 0, ack_batches_ = 0;
   std::uint64_t probes_sent_ = 0, probes_answered_ = 0, replies_ = 0;
   std::vector<std::uint64_t> acks_from_;  ///< by destination VM (who reported)
+  /// "stay" decisions are logged once per kStayLogSeconds per pair (a long episode with
+  /// nothing better searches every probe interval); the others are counted.
+  static constexpr double kStayLogSeconds = 5.0;
+  std::vector<double> stay_logged_;       ///< by destination VM, when last logged
+  std::vector<int> stays_unlogged_;       ///< by destination VM, since then
 };
 
 }  // namespace mcm::daemon

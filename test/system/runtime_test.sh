@@ -13,6 +13,9 @@
 #    the rest), and the intermediate daemon carried the same ones. Adaptive also with the
 #    hostfile written as IP addresses and the table probed with names (the daemons match
 #    it by address);
+#  * several congested links (issue 15): vm1 -> vm2 and its first detour's first leg
+#    congested at once: the pair ends the episode on the other detour within 2 moves;
+#    every path into vm2 congested (a host uplink): no pair switches more than once;
 #  * the ACK rule: late_app with a slow receiver (nothing waited for: 0 late messages, 0
 #    ACKs) and with a slow sender (all 40 waited for: 40 late messages, 40 ACKs), in mode
 #    adaptive through a static detour (healthy pairs send natively, untimed); the
@@ -124,6 +127,53 @@ for run in adaptive relay adaptive-ips; do
     check "[$run] and back at nice 0 after the return (at ${rested:-never})" [ -n "$rested" ]
   fi
   grep -h "runtime: switch\|runtime: return" "$logs"/mcmd-vm*.log | cut -c1-220 | sed 's/^/  /'
+done
+
+# ---- several congested links ------------------------------------------------------------
+# two-links: vm1 -> vm2 and the first leg of its first-ranked detour (vm1 -> vmF) are both
+# congested from 4 s to 10 s: vm1 -> vm2 must end the episode on the other detour, whose
+# legs are clean, after at most kMostMoves moves. uplink: every path into vm2 is congested
+# (congest-host): no detour is better, so no pair may switch more than once (no thrashing;
+# moving the VM is lmcd's job).
+kMostMoves=2
+first=$(python3 -c 'import sys, yaml; t = yaml.safe_load(open(sys.argv[1])); print(t["detours"][0][1][0]["via"] + 1)' "$work/topo.yaml")
+for run in two-links uplink; do
+  logs="$work/logs-$run"
+  timeout 120 "$BUILD/bin/mcmrun" --mode adaptive --paths "$work/topo.yaml" --log-dir "$logs" \
+    --hostfile "$MCM_HOSTFILE" --map-by node -np 2 "$BUILD/test/system/stream_app" 15 65536 \
+    "$work/times-$run" </dev/null >"$work/stream-$run.out" 2>&1 &
+  job=$!
+  sleep 4
+  if [ $run = two-links ]; then
+    "$TESTBED" congest 1 2 --rate 20mbit --flood >/dev/null
+    "$TESTBED" congest 1 "$first" --rate 20mbit --flood >/dev/null
+  else
+    "$TESTBED" congest-host 2 --rate 20mbit --flood >/dev/null
+  fi
+  sleep 6
+  cleared=$(date +%Y-%m-%dT%H:%M:%S.%6N)  # as mcmd stamps its log lines
+  "$TESTBED" clear >/dev/null
+  wait $job
+  status=$?
+  log="$logs/mcmd-vm0.log"
+  check "[$run] stream_app exits 0, all payloads check ($(grep stream: "$work/stream-$run.out"))" \
+    [ $status = 0 ]
+  if [ $run = two-links ]; then
+    episode=$(awk -v c="$cleared" '$1 <= c' "$log" | grep -E "runtime: (switch|return) vm1 -> vm2")
+    moves=$(grep -c . <<<"$episode")
+    last=$(tail -1 <<<"$episode" | sed -nE 's/.*: (direct|via [^ ]+) -> (direct|via [^:]+): .*/\2/p')
+    check "[$run] with vm1 -> vm2 and vm1 -> vm$first congested, vm1 -> vm2 ended the episode ${last:-direct}, not direct nor via vm$first, after $moves moves (at most $kMostMoves)" \
+      bash -c "[ -n '$last' ] && [ '$last' != 'via vm$first' ] && [ '$moves' -le $kMostMoves ]"
+  else
+    most=0
+    for f in "$logs"/mcmd-vm*.log; do
+      n=$(grep -oE "runtime: switch [^:]+" "$f" | sort | uniq -c | sort -rn | awk 'NR==1 {print $1}')
+      [ "${n:-0}" -gt "$most" ] && most=$n
+    done
+    check "[$run] every path into vm2 congested: no pair switched more than once (most: $most)" \
+      [ "$most" -le 1 ]
+  fi
+  grep -h "runtime: switch\|runtime: return\|runtime: stay" "$logs"/mcmd-vm*.log | cut -c1-220 | sed 's/^/  /'
 done
 
 # ---- the ACK rule ---------------------------------------------------------------------

@@ -409,6 +409,24 @@ TEST_CASE("selector: two congested detours: one move on, then it stays; moves wa
   CHECK(s.switches() == 3);
 }
 
+TEST_CASE("selector: a latency counts as congested only beyond the clock's uncertainty",
+          "[runtime]") {
+  // 20 ms observed, but the offset behind it may be 25 ms off: not congestion.
+  PathSelector s = selector();
+  double t = 0;
+  for (int i = 0; i < 5; ++i)
+    CHECK_FALSE(s.observe(1, -1, 20000, kBytes, t += 0.01, false, NAN, 25000));
+  CHECK(s.record(1, -1)->congested_in_a_row() == 0);
+  // Known to within 100 µs: it is.
+  std::optional<Decision> d;
+  for (int i = 0; i < 3; ++i) d = s.observe(1, -1, 20000, kBytes, t += 0.01, false, NAN, 100);
+  REQUIRE(d);
+  CHECK(d->reason.find("margin 5.10 ms") != std::string::npos);  // 5 ms + the 100 µs
+  // No offset at all (+inf): the observation is not recorded.
+  CHECK_FALSE(s.observe(2, -1, 20000, kBytes, t += 0.01, false, NAN, INFINITY));
+  CHECK(s.record(2, -1) == nullptr);
+}
+
 TEST_CASE("selector: pinned pairs and unknown paths are never moved", "[runtime]") {
   PathSelector pinned(0, {}, base, {{}, {2, 3}, {}, {}}, {false, true, false, false},
                       {"a", "b", "c", "d"});

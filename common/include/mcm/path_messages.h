@@ -20,7 +20,9 @@
 //  3. Probes. Every daemon sends a Probe (kTagProbe) to every other daemon each probe
 //     interval (the direct path of a detoured pair 4 times as often) and rings its
 //     doorbell; the peer answers at once with a ProbeReply (kTagProbeReply) carrying the
-//     probe's t_send, its own clock at receipt and, after it, one double per VM: the
+//     probe's t_send, its own clock at receipt and at reply (each exchange refreshes the
+//     prober's estimate of the peer's clock offset, mcmd/clock_tracker.h) and, after
+//     it, one double per VM: the
 //     current excess (µs) of its direct path to that VM over the base latency, +inf while
 //     that path is congested, NaN when unknown (PathSelector::direct_excess). The prober
 //     gets one observation of its direct path to the peer, and the peer's view of its
@@ -78,6 +80,7 @@ struct Probe {
 struct ProbeReply {
   double t_send = 0;      ///< the probe's
   double t_received = 0;  ///< the answering daemon's clock when the probe arrived
+  double t_replied = 0;   ///< ...and when it sent this reply (clock offsets, rule 3)
   std::uint64_t seq = 0;
   std::int32_t vm_count = 0;  ///< doubles that follow
   std::int32_t probe_bytes = 0;  ///< the probe's Probe::bytes (rule 4)
