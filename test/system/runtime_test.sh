@@ -46,6 +46,40 @@ first_time() { local line; line=$(grep -m1 -E "$1" "$2") && epoch "$(cut -d' ' -
 # switch_in_bounds SWITCHED ONSET SENT MAX_MESSAGES
 switch_in_bounds() { within "$1" "$2" "$kSwitchSeconds" && [ "$3" -le "$4" ]; }
 within() { awk -v a="$1" -v b="$2" -v s="$3" 'BEGIN { exit !(a > b && a - b <= s) }'; }
+# stream_episode RUN MODE HOSTFILE SECONDS CONGESTED_SECONDS CONGESTION...: stream_app ping-pongs
+# 64 KiB between vm1 and vm2 for SECONDS under --mode MODE (logs in $work/logs-RUN, send
+# times in $work/times-RUN); 4 s in, each CONGESTION (a "testbed" argument list, e.g.
+# "congest 1 2 --rate 20mbit --flood") is applied, CONGESTED_SECONDS later all are cleared.
+# Sets onset and cleared (epoch seconds), cleared_stamp (as mcmd stamps its log lines)
+# and status (stream_app's exit status).
+stream_episode() {
+  local run=$1 mode=$2 hostfile=$3 seconds=$4 congested=$5 how; shift 5
+  timeout 120 "$BUILD/bin/mcmrun" --mode "$mode" --paths "$work/topo.yaml" --log-dir "$work/logs-$run" \
+    --hostfile "$hostfile" --map-by node -np 2 "$BUILD/test/system/stream_app" "$seconds" 65536 \
+    "$work/times-$run" </dev/null >"$work/stream-$run.out" 2>&1 &
+  local job=$!
+  sleep 4
+  onset=$(date +%s.%N)
+  for how in "$@"; do
+    # shellcheck disable=SC2086  # $how is a list of testbed arguments
+    "$TESTBED" $how >/dev/null
+  done
+  sleep "$congested"
+  cleared=$(date +%s.%N)
+  cleared_stamp=$(date -d "@$cleared" +%Y-%m-%dT%H:%M:%S.%6N)
+  "$TESTBED" clear >/dev/null
+  wait $job
+  status=$?
+}
+# most_switches LOG_DIR: the most switches any one pair made, over the daemons' logs.
+most_switches() {
+  local f n most=0
+  for f in "$1"/mcmd-vm*.log; do
+    n=$(grep -oE "runtime: switch [^:]+" "$f" | sort | uniq -c | sort -rn | awk 'NR==1 {print $1}')
+    [ "${n:-0}" -gt "$most" ] && most=$n
+  done
+  echo "$most"
+}
 
 # ---- switching and return -----------------------------------------------------------------
 # adaptive-ips: the same job launched with a hostfile of IP addresses and the table that
@@ -55,18 +89,7 @@ for run in adaptive relay adaptive-ips; do
   mode=${run%-ips} hostfile=$MCM_HOSTFILE
   [ "$run" = adaptive-ips ] && hostfile=$work/hosts-ips
   logs="$work/logs-$run"
-  timeout 120 "$BUILD/bin/mcmrun" --mode $mode --paths "$work/topo.yaml" --log-dir "$logs" \
-    --hostfile "$hostfile" --map-by node -np 2 "$BUILD/test/system/stream_app" 13 65536 \
-    "$work/times-$run" </dev/null >"$work/stream-$run.out" 2>&1 &
-  job=$!
-  sleep 4
-  onset=$(date +%s.%N)
-  "$TESTBED" congest 1 2 --rate 20mbit --flood >/dev/null
-  sleep 4
-  cleared=$(date +%s.%N)
-  "$TESTBED" clear >/dev/null
-  wait $job
-  status=$?
+  stream_episode "$run" "$mode" "$hostfile" 13 4 "congest 1 2 --rate 20mbit --flood"
   log="$logs/mcmd-vm0.log"
   check "[$run] stream_app exits 0, all payloads check ($(grep stream: "$work/stream-$run.out"))" \
     [ $status = 0 ]
@@ -108,11 +131,7 @@ for run in adaptive relay adaptive-ips; do
     check "[$run] the rest went direct: ${via_msgs:-none} of $total messages through the daemons" \
       test "${via_msgs:-0}" -gt 0 -a "${via_msgs:-0}" -lt $((total / 2))
   fi
-  most=0
-  for f in "$logs"/mcmd-vm*.log; do
-    n=$(grep -oE "runtime: switch [^:]+" "$f" | sort | uniq -c | sort -rn | awk 'NR==1 {print $1}')
-    [ "${n:-0}" -gt "$most" ] && most=$n
-  done
+  most=$(most_switches "$logs")
   check "[$run] no pair switched away more than once in the episode (most: $most)" [ "$most" -le 1 ]
   if [ $mode = adaptive ]; then
     # mcmd/priority.h: at the job's priority while healthy, raised while frames move.
@@ -139,37 +158,23 @@ kMostMoves=2
 first=$(python3 -c 'import sys, yaml; t = yaml.safe_load(open(sys.argv[1])); print(t["detours"][0][1][0]["via"] + 1)' "$work/topo.yaml")
 for run in two-links uplink; do
   logs="$work/logs-$run"
-  timeout 120 "$BUILD/bin/mcmrun" --mode adaptive --paths "$work/topo.yaml" --log-dir "$logs" \
-    --hostfile "$MCM_HOSTFILE" --map-by node -np 2 "$BUILD/test/system/stream_app" 15 65536 \
-    "$work/times-$run" </dev/null >"$work/stream-$run.out" 2>&1 &
-  job=$!
-  sleep 4
   if [ $run = two-links ]; then
-    "$TESTBED" congest 1 2 --rate 20mbit --flood >/dev/null
-    "$TESTBED" congest 1 "$first" --rate 20mbit --flood >/dev/null
+    stream_episode $run adaptive "$MCM_HOSTFILE" 15 6 "congest 1 2 --rate 20mbit --flood" \
+      "congest 1 $first --rate 20mbit --flood"
   else
-    "$TESTBED" congest-host 2 --rate 20mbit --flood >/dev/null
+    stream_episode $run adaptive "$MCM_HOSTFILE" 15 6 "congest-host 2 --rate 20mbit --flood"
   fi
-  sleep 6
-  cleared=$(date +%Y-%m-%dT%H:%M:%S.%6N)  # as mcmd stamps its log lines
-  "$TESTBED" clear >/dev/null
-  wait $job
-  status=$?
   log="$logs/mcmd-vm0.log"
   check "[$run] stream_app exits 0, all payloads check ($(grep stream: "$work/stream-$run.out"))" \
     [ $status = 0 ]
   if [ $run = two-links ]; then
-    episode=$(awk -v c="$cleared" '$1 <= c' "$log" | grep -E "runtime: (switch|return) vm1 -> vm2")
-    moves=$(grep -c . <<<"$episode")
-    last=$(tail -1 <<<"$episode" | sed -nE 's/.*: (direct|via [^ ]+) -> (direct|via [^:]+): .*/\2/p')
+    decisions=$(awk -v c="$cleared_stamp" '$1 <= c' "$log" | grep -E "runtime: (switch|return) vm1 -> vm2")
+    moves=$(grep -c . <<<"$decisions")
+    last=$(tail -1 <<<"$decisions" | sed -nE 's/.*: (direct|via [^ ]+) -> (direct|via [^:]+): .*/\2/p')
     check "[$run] with vm1 -> vm2 and vm1 -> vm$first congested, vm1 -> vm2 ended the episode ${last:-direct}, not direct nor via vm$first, after $moves moves (at most $kMostMoves)" \
       bash -c "[ -n '$last' ] && [ '$last' != 'via vm$first' ] && [ '$moves' -le $kMostMoves ]"
   else
-    most=0
-    for f in "$logs"/mcmd-vm*.log; do
-      n=$(grep -oE "runtime: switch [^:]+" "$f" | sort | uniq -c | sort -rn | awk 'NR==1 {print $1}')
-      [ "${n:-0}" -gt "$most" ] && most=$n
-    done
+    most=$(most_switches "$logs")
     check "[$run] every path into vm2 congested: no pair switched more than once (most: $most)" \
       [ "$most" -le 1 ]
   fi
