@@ -6,6 +6,17 @@
 #include <vector>
 
 namespace mcm::daemon {
+namespace {
+
+/// The value below which `fraction` of `values` lie (nth_element; `values` reordered).
+double quantile(std::vector<double>& values, double fraction) {
+  const auto at = values.begin() +
+                  static_cast<std::ptrdiff_t>(static_cast<double>(values.size()) * fraction);
+  std::nth_element(values.begin(), at, values.end());
+  return *at;
+}
+
+}  // namespace
 
 const char* to_string(Zone zone) {
   switch (zone) {
@@ -42,10 +53,8 @@ void PathRecord::add(const Observation& o) {
     excess.push_back(std::max(0.0, o.excess_us()));
     if (excess.size() > kHistory) excess.pop_front();
     if (excess.size() >= kNoiseWarmup) {
-      std::vector<double> sorted(excess.begin(), excess.end());
-      const auto p90 = sorted.begin() + static_cast<std::ptrdiff_t>((sorted.size() * 9) / 10);
-      std::nth_element(sorted.begin(), p90, sorted.end());
-      noise_[c] = *p90;
+      std::vector<double> values(excess.begin(), excess.end());
+      noise_[c] = quantile(values, 0.9);  // cached: read on every observation of every path
     }
   } else {
     ++congested_run_[c];
@@ -91,10 +100,7 @@ double PathRecord::recent_median_excess_us(int n, long long bytes) const {
   for (auto it = history_.rbegin(); it != history_.rend() && static_cast<int>(excess.size()) < n;
        ++it)
     if (size_class(it->bytes) == size_class(bytes)) excess.push_back(std::max(0.0, it->excess_us()));
-  if (excess.empty()) return std::nan("");
-  const auto middle = excess.begin() + static_cast<std::ptrdiff_t>(excess.size() / 2);
-  std::nth_element(excess.begin(), middle, excess.end());
-  return *middle;
+  return excess.empty() ? std::nan("") : quantile(excess, 0.5);
 }
 
 }  // namespace mcm::daemon

@@ -32,8 +32,7 @@ Runtime::Runtime(const Layout& layout, MpiPoller& poller, boost::asio::io_contex
       config_(config),
       log_(std::move(log)),
       vm_names_(std::move(vm_names)),
-      clocks_(estimate_clock_offsets(layout)),
-      tracker_(clocks_, layout.vm, mcm::wall_seconds()),
+      tracker_(estimate_clock_offsets(layout), layout.vm, mcm::wall_seconds()),
       classifying_(false),  // set from the table's view, below
       selector_([&] {
         TableView view = view_table(table, vm_names_, layout.vm);
@@ -50,15 +49,7 @@ Runtime::Runtime(const Layout& layout, MpiPoller& poller, boost::asio::io_contex
   for (int rank : layout.world_rank_of_app_rank)
     if (layout.vm_of_world_rank[static_cast<size_t>(rank)] == layout.vm)
       local_ranks_.push_back(rank);
-  std::string offsets;
-  for (int vm = 0; vm < layout.daemon_count; ++vm) {
-    if (vm == layout.vm) continue;
-    char text[96];
-    std::snprintf(text, sizeof text, " %s %+.1f µs (±%.1f)", vm_names_[static_cast<size_t>(vm)].c_str(),
-                  (clocks_.offsets[static_cast<size_t>(vm)] - clocks_.offsets[static_cast<size_t>(layout.vm)]) * 1e6,
-                  (clocks_.uncertainty[static_cast<size_t>(vm)] + clocks_.uncertainty[static_cast<size_t>(layout.vm)]) * 1e6);
-    offsets += text;
-  }
+  const std::string offsets = clocks_text(/*with_refreshes=*/false);
   log_->info("runtime: clock offsets of the other VMs:{}", offsets.empty() ? " none" : offsets);
   for (int vm = 0; vm < layout.daemon_count; ++vm)
     if (vm != layout.vm && std::isinf(tracker_.uncertainty_us(vm, mcm::wall_seconds())))
@@ -353,6 +344,21 @@ void Runtime::check_quiesced() {
   done();
 }
 
+std::string Runtime::clocks_text(bool with_refreshes) const {
+  std::string text;
+  const double now = mcm::wall_seconds();
+  for (int vm = 0; vm < layout_.daemon_count; ++vm) {
+    if (vm == layout_.vm) continue;
+    char one[128];
+    std::snprintf(one, sizeof one, " %s %+.1f µs (±%.1f", vm_names_[static_cast<size_t>(vm)].c_str(),
+                  tracker_.offset_us(vm), tracker_.uncertainty_us(vm, now));
+    text += one;
+    if (with_refreshes) text += ", " + std::to_string(tracker_.refreshes(vm)) + " refreshes";
+    text += ")";
+  }
+  return text;
+}
+
 void Runtime::log_summary() const {
   std::string from;
   for (int vm = 0; vm < layout_.daemon_count; ++vm)
@@ -364,16 +370,7 @@ void Runtime::log_summary() const {
       "time){}{}; probes sent {}, answered {}, replies {}; switches {}, returns {}",
       acks_, ack_batches_, imprecise_acks_, from.empty() ? "" : "; from:", from, probes_sent_,
       probes_answered_, replies_, selector_.switches(), selector_.returns());
-  std::string clocks;
-  const double now = mcm::wall_seconds();
-  for (int vm = 0; vm < layout_.daemon_count; ++vm) {
-    if (vm == layout_.vm) continue;
-    char text[128];
-    std::snprintf(text, sizeof text, " %s %+.1f µs (±%.1f, %d refreshes)",
-                  vm_names_[static_cast<size_t>(vm)].c_str(), tracker_.offset_us(vm),
-                  tracker_.uncertainty_us(vm, now), tracker_.refreshes(vm));
-    clocks += text;
-  }
+  const std::string clocks = clocks_text(/*with_refreshes=*/true);
   if (!clocks.empty()) log_->info("runtime: clock offsets at the end:{}", clocks);
   for (int d = 0; d < layout_.daemon_count; ++d) {
     if (d == layout_.vm) continue;

@@ -91,6 +91,8 @@ class Runtime {
   void check_quiesced();
   void ring(int world_rank) const;
   std::string pair_name(int destination) const;
+  /// " NAME +OFFSET µs (±UNCERTAINTY[, N refreshes])" for every other VM, for the log.
+  std::string clocks_text(bool with_refreshes) const;
 
   const Layout& layout_;
   MpiPoller& poller_;
@@ -98,8 +100,7 @@ class Runtime {
   RuntimeConfig config_;
   std::shared_ptr<spdlog::logger> log_;
   std::vector<std::string> vm_names_;
-  ClockOffsets clocks_;   ///< measured at start-up (logged)
-  ClockTracker tracker_;  ///< from clocks_, refreshed by every probe exchange
+  ClockTracker tracker_;  ///< measured at start-up, refreshed by every probe exchange
   bool classifying_;
   PathSelector selector_;
   bool notify_ranks_;
