@@ -255,6 +255,15 @@ test_congestion() {
   verdict "shaped+flooded path is much slower than the unshaped one" \
     "vm1->vm2 ${slow:-?} Mbit/s, vm1->vm3 ${fast:-?} Mbit/s" \
     awk -v s="${slow:-0}" -v f="${fast:-0}" 'BEGIN { exit !(s > 0 && s < 25 && f > 100) }'
+  # A flood limited to part of the link (another tenant's flow, not a full flood).
+  check "congest 1 3 --rate 100mbit --flood-rate 20mbit" "$TB" congest 1 3 --rate 100mbit --flood-rate 20mbit
+  check "status shows the flood's rate" bash -c "'$TB' status | grep -q 'vm1 -> vm3: rate 100mbit, flood yes (iperf3 running, at 20mbit, client pid'"
+  check "the flood's iperf3 runs at 20 Mbit/s" bash -c "pgrep -af 'iperf3 -c' | grep -q -- '-b 20000000'"
+  local part
+  part=$(iperf_mbits 1 3 || echo 0)
+  echo "  measured: vm1->vm3 (100mbit, 20 Mbit/s of it flooded) ${part:-?} Mbit/s"
+  verdict "a partial flood leaves the rest of the link (60-100 Mbit/s, a full one about half)" \
+    "vm1->vm3 ${part:-?} Mbit/s" awk -v p="${part:-0}" 'BEGIN { exit !(p > 60 && p < 105) }'
   check "congest-host 3 --rate 50mbit --flood" "$TB" congest-host 3 --rate 50mbit --flood
   expect_fail "congest to VM 4 of 3 is rejected" 1 "VMs are numbered 1..3" "$TB" congest 1 4 --rate 1mbit
   check "clear" "$TB" clear
