@@ -162,6 +162,20 @@ std::optional<Decision> PathSelector::search(int destination, long long bytes, d
              " observations in a row in the medium or high zone (last " + ms(last.latency_us) +
              " in the " + to_string(last.zone) + " zone, base " + ms(last.base_us) + ": " +
              times(last.ratio()) + "; margin " + ms(last.margin_us) + ")";
+  if (current < 0) {
+    // Every other path out of this VM slow at the same time: the slowness is this VM's
+    // own (its uplink, or its CPU while it forwards a detour for others), and every
+    // detour's first leg leaves the same way.
+    const auto [slow, known] = other_direct_paths_slow(destination, now);
+    if (known >= kSlowVmPaths && slow == known) {
+      pair.next_search = now + config_.probe_interval_ms / 1000.0;
+      d.kind = Decision::Kind::stay;
+      d.reason += "; every other path from this VM is slow too (" + std::to_string(slow) +
+                  " of " + std::to_string(known) +
+                  "): this VM's own uplink or CPU, which a detour leaves through as well: staying";
+      return d;
+    }
+  }
   std::vector<int> options;
   if (current >= 0) options.push_back(-1);
   for (int v : candidates_[static_cast<size_t>(destination)])
@@ -215,6 +229,18 @@ std::optional<Decision> PathSelector::search(int destination, long long bytes, d
     d.reason += " (the table's detour #" + std::to_string(rank + 1) + ")";
   }
   return d;
+}
+
+std::pair<int, int> PathSelector::other_direct_paths_slow(int destination, double now) const {
+  int slow = 0, known = 0;
+  for (int e = 0; e < vm_count(); ++e) {
+    if (e == my_vm_ || e == destination) continue;
+    const PathRecord* r = record(e, -1);
+    if (r == nullptr || r->empty() || now - r->newest().time > PathRecord::kRunTtl) continue;
+    ++known;
+    if (r->congested_in_a_row() > 0) ++slow;
+  }
+  return {slow, known};
 }
 
 void PathSelector::peer_report(int peer, std::vector<double> excess_us, double now) {

@@ -23,12 +23,15 @@
 //    excess of its kRecent newest observations; the intermediate's reported excess for
 //    the second, from its probe replies; 0 when nothing is known), skipping legs
 //    congested for `consecutive` observations in a row, and detours whose own record
-//    ended congested less than kPeerReportTtl ago. Excesses, not ratios: the
-//    delays that are not the network's (a daemon's wake-up) add to small and large
-//    messages alike, and so does a standing queue. The cheapest estimate wins, ties to
-//    the better-ranked (robuster) one, if it is below kBetterBy x what the current path
-//    costs now (its base plus the least excess of its congested run); otherwise the
-//    pair stays (logged once per search).
+//    ended congested less than kPeerReportTtl ago. A direct pair stays when every other
+//    direct path from this VM seen in the last second (at least kSlowVmPaths of them) is
+//    in a congested run too: the slowness is this VM's own (its uplink, its CPU while it
+//    forwards a detour for others), and every detour leaves through it as well.
+//    Excesses, not ratios: the delays that are not the network's (a daemon's wake-up)
+//    add to small and large messages alike, and so does a standing queue. The cheapest
+//    estimate wins, ties to the better-ranked (robuster) one, if it is below kBetterBy x
+//    what the current path costs now (its base plus the least excess of its congested
+//    run); otherwise the pair stays (logged once per search).
 //  - Return: while detoured, the direct path is probed (Runtime), now and then with the
 //    size whose messages were late (suffered_bytes(): a flood that still takes the
 //    link's bandwidth delays those, not small probes); once all its
@@ -48,6 +51,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "mcm/config.h"
@@ -87,6 +91,9 @@ class PathSelector {
   /// Observations of the direct path (a second of a detoured pair's probes) whose median
   /// a return compares with the detour.
   static constexpr int kReturnWindow = 20;
+  /// A direct pair stays because every other path from this VM is slow only when at
+  /// least this many others were seen: one slow neighbour is a congested link.
+  static constexpr int kSlowVmPaths = 2;
 
   /// `candidates[d]`: the intermediates for destination d, best first (the probe's
   /// ranking). `pinned[d]`: a static route decides d (never moved). `names`: VM names.
@@ -161,6 +168,10 @@ class PathSelector {
   /// Estimated cost now of path (destination, via) at `bytes`; NaN when unusable.
   double estimate(int destination, int via, long long bytes, double now) const;
   double peer_excess(int peer, int to, double now) const;
+  /// Of this VM's direct paths to VMs other than `destination` observed in the last
+  /// PathRecord::kRunTtl: how many are in a congested run now, and how many there are.
+  /// The rule in search() needs at least kSlowVmPaths of them.
+  std::pair<int, int> other_direct_paths_slow(int destination, double now) const;
   double hold(const Pair& pair) const;
 
   int my_vm_;

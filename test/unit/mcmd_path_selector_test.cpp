@@ -437,3 +437,37 @@ TEST_CASE("selector: pinned pairs and unknown paths are never moved", "[runtime]
   for (int i = 0; i < 5; ++i) CHECK_FALSE(unknown.observe(1, -1, 20000, kBytes, t += 0.01, false));
   CHECK(unknown.record(1, -1) == nullptr);
 }
+
+TEST_CASE("selector: when every path from this VM is slow, no detour leaves it", "[runtime]") {
+  // VM 0's paths to vm3 and vm4 are slow (a congested run each), and then its path to
+  // vm2: the slowness is VM 0's own, and every detour starts with one of those paths.
+  PathSelector s = selector();
+  double t = 0;
+  s.observe(2, -1, 30000, 100, t += 0.01, true);
+  s.observe(3, -1, 30000, 100, t += 0.01, true);
+  std::optional<Decision> d;
+  for (int i = 0; i < 3; ++i)
+    if (auto x = s.observe(1, -1, 20000, 100, t += 0.01, true)) d = x;
+  REQUIRE(d);
+  CHECK(d->kind == Decision::Kind::stay);
+  CHECK(d->reason.find("every other path from this VM is slow too (2 of 2)") != std::string::npos);
+  CHECK(s.via(1) == -1);
+  CHECK(s.switches() == 0);
+  // Once the path to vm4 is healthy again, the pair to vm2 leaves (via vm4) at the next
+  // search.
+  t += mcm::RuntimeConfig{}.probe_interval_ms / 1000.0;
+  s.observe(3, -1, 100, 100, t += 0.01, true);
+  d.reset();
+  for (int i = 0; i < 3; ++i)
+    if (auto x = s.observe(1, -1, 20000, 100, t += 0.01, true)) d = x;
+  REQUIRE(d);
+  CHECK(d->kind == Decision::Kind::detour);
+  CHECK(d->to_via == 3);
+  // A single slow neighbour is a congested link, not this VM: a lone observation of the
+  // path to vm3 does not stop a switch.
+  PathSelector s2 = selector();
+  t = 0;
+  s2.observe(2, -1, 30000, 100, t += 0.01, true);
+  for (int i = 0; i < 3; ++i) s2.observe(1, -1, 20000, 100, t += 0.01, true);
+  CHECK(s2.via(1) == 3);
+}
