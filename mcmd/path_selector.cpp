@@ -162,19 +162,22 @@ std::optional<Decision> PathSelector::search(int destination, long long bytes, d
              " observations in a row in the medium or high zone (last " + ms(last.latency_us) +
              " in the " + to_string(last.zone) + " zone, base " + ms(last.base_us) + ": " +
              times(last.ratio()) + "; margin " + ms(last.margin_us) + ")";
+  // Staying: the probes bring news about the other paths every interval.
+  const auto stay = [&](const std::string& why) {
+    pair.next_search = now + config_.probe_interval_ms / 1000.0;
+    d.kind = Decision::Kind::stay;
+    d.reason += "; " + why + ": staying";
+    return d;
+  };
   if (current < 0) {
     // Every other path out of this VM slow at the same time: the slowness is this VM's
     // own (its uplink, or its CPU while it forwards a detour for others), and every
     // detour's first leg leaves the same way.
     const auto [slow, known] = other_direct_paths_slow(destination, now);
-    if (known >= kSlowVmPaths && slow == known) {
-      pair.next_search = now + config_.probe_interval_ms / 1000.0;
-      d.kind = Decision::Kind::stay;
-      d.reason += "; every other path from this VM is slow too (" + std::to_string(slow) +
+    if (known >= kSlowVmPaths && slow == known)
+      return stay("every other path from this VM is slow too (" + std::to_string(slow) +
                   " of " + std::to_string(known) +
-                  "): this VM's own uplink or CPU, which a detour leaves through as well: staying";
-      return d;
-    }
+                  "): this VM's own uplink or CPU, which a detour leaves through as well");
   }
   std::vector<int> options;
   if (current >= 0) options.push_back(-1);
@@ -190,15 +193,10 @@ std::optional<Decision> PathSelector::search(int destination, long long bytes, d
       best_us = us;
     }
   }
-  if (best == current) {
-    // Nothing better now; the probes bring news about the other paths every interval.
-    pair.next_search = now + config_.probe_interval_ms / 1000.0;
-    d.kind = Decision::Kind::stay;
-    d.reason += "; no alternative is expected below " + ms(kBetterBy * current_us) +
-                " (70% of what " + path_name(current) + " costs now, " + ms(current_us) +
-                ", at " + std::to_string(bytes) + " bytes): staying";
-    return d;
-  }
+  if (best == current)
+    return stay("no alternative is expected below " + ms(kBetterBy * current_us) + " (70% of what " +
+                path_name(current) + " costs now, " + ms(current_us) + ", at " +
+                std::to_string(bytes) + " bytes)");
   if (current < 0 && best >= 0) {  // the largest message late in the last second
     pair.suffered = bytes;
     for (const Observation& o : h)

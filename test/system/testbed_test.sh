@@ -259,6 +259,8 @@ test_congestion() {
   check "congest 1 3 --rate 100mbit --flood-rate 20mbit" "$TB" congest 1 3 --rate 100mbit --flood-rate 20mbit
   check "status shows the flood's rate" bash -c "'$TB' status | grep -q 'vm1 -> vm3: rate 100mbit, flood yes (iperf3 running, at 20mbit, client pid'"
   check "the flood's iperf3 runs at 20 Mbit/s" bash -c "pgrep -af 'iperf3 -c' | grep -q -- '-b 20000000'"
+  expect_fail "a flood rate that is not a rate is rejected" 1 "invalid rate 'fast'" \
+    "$TB" congest 1 2 --rate 10mbit --flood-rate fast
   local part
   part=$(iperf_mbits 1 3 || echo 0)
   echo "  measured: vm1->vm3 (100mbit, 20 Mbit/s of it flooded) ${part:-?} Mbit/s"
