@@ -169,7 +169,9 @@ void Daemon::listen_to_doorbell() {
   doorbell_.async_wait(boost::asio::posix::descriptor_base::wait_read,
                        [this](const boost::system::error_code& ec) {
                          if (ec) return;  // closed by finish()
-                         bell_.drain();
+                         rings_.clear();
+                         bell_.drain(&rings_);
+                         if (runtime_ && !rings_.empty()) runtime_->note_rings(rings_);
                          poller_.wake();
                          listen_to_doorbell();
                        });

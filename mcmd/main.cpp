@@ -45,7 +45,7 @@ int main(int argc, char** argv) {
 
   PMPI_Init(&argc, &argv);
   mcm::Doorbell doorbell;
-  doorbell.open(/*listen=*/true);  // best effort: without it, frames wait for a timed poll
+  doorbell.open(/*listen=*/true, /*stamped=*/true);  // best effort: without it, frames wait for a timed poll
   mcm::Layout layout = mcm::bootstrap(mcm::Role::daemon, doorbell.address());
   auto log = mcm::daemon::make_logger(options, layout.vm);
   if (options.topology) {

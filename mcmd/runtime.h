@@ -60,6 +60,9 @@ class Runtime {
   /// Receives what arrived (see above); `waiting`: whether any message of any tag waits
   /// on the private communicator (false: nothing to receive, no MPI call).
   void step(bool waiting);
+  /// The keyed rings a doorbell just drained (mcm/doorbell.h), before the poll they wake:
+  /// a probe that poll finds is stamped with its ring's arrival (path_messages.h rule 3).
+  void note_rings(const std::vector<Ring>& rings);
   /// Stops probing; `done` runs once every probe sent was answered (or after `grace`).
   void quiesce(std::chrono::milliseconds grace, std::function<void()> done);
 
@@ -84,6 +87,9 @@ class Runtime {
   /// A probe of `bytes` (path_messages.h rule 4; at least sizeof(Probe)).
   void send_probe(int peer, long long bytes);
   void answer_probe(int peer, const path::Probe& probe, double received);
+  /// When a probe from `from_vm`, read at `read`, reached this VM: its ring's arrival when
+  /// the probe is small and was there at the poll its ring woke, else `read`.
+  double arrival(int from_vm, const path::Probe& probe, double read);
   void on_probe_reply(int peer, const std::vector<char>& bytes);
   void on_acks(const std::vector<char>& bytes);
   void apply(const Decision& decision);
@@ -117,9 +123,14 @@ class Runtime {
   std::chrono::steady_clock::time_point quiesce_deadline_;
   std::function<void()> on_quiesced_;
   std::vector<char> scratch_;
+  /// The probes' rings drained before the coming poll (note_rings); cleared after it.
+  std::vector<Ring> rung_probes_;
   // Counters for the summary.
   std::uint64_t acks_ = 0, imprecise_acks_ = 0, ack_batches_ = 0;
   std::uint64_t probes_sent_ = 0, probes_answered_ = 0, replies_ = 0;
+  /// Probes stamped by their ring, and how long after their arrival this daemon read them.
+  std::uint64_t ring_stamped_ = 0, late_reads_ = 0;  ///< late_reads_: more than 1 ms
+  double read_delay_sum_us_ = 0, read_delay_max_us_ = 0;
   std::vector<std::uint64_t> acks_from_;  ///< by destination VM (who reported)
   /// "stay" decisions are logged once per kStayLogSeconds per pair (a long episode with
   /// nothing better searches every probe interval); the others are counted.

@@ -9,6 +9,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cstring>
+
 namespace mcm {
 namespace {
 
@@ -32,7 +34,7 @@ Doorbell::~Doorbell() {
   if (fd_ >= 0) close(fd_);
 }
 
-bool Doorbell::open(bool listen) {
+bool Doorbell::open(bool listen, bool stamped) {
   fd_ = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd_ < 0) return false;
   if (!listen) return true;
@@ -47,22 +49,47 @@ bool Doorbell::open(bool listen) {
     return false;
   }
   address_ = DoorbellAddress{local_ipv4(), ntohs(any.sin_port)};
+  const int on = 1;
+  stamped_ = stamped && setsockopt(fd_, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof on) == 0;
   return true;
 }
 
-void Doorbell::ring(const DoorbellAddress& to) const {
+void Doorbell::ring(const DoorbellAddress& to, std::uint64_t key) const {
   if (fd_ < 0 || !to.valid()) return;
   sockaddr_in target{};
   target.sin_family = AF_INET;
   target.sin_addr.s_addr = htonl(to.ipv4);
   target.sin_port = htons(to.port);
-  const char byte = 1;
-  (void)sendto(fd_, &byte, 1, MSG_DONTWAIT, reinterpret_cast<sockaddr*>(&target), sizeof target);
+  (void)sendto(fd_, &key, sizeof key, MSG_DONTWAIT, reinterpret_cast<sockaddr*>(&target),
+               sizeof target);
 }
 
-void Doorbell::drain() const {
-  char buffer[64];
-  while (fd_ >= 0 && recv(fd_, buffer, sizeof buffer, MSG_DONTWAIT) > 0) {
+void Doorbell::drain(std::vector<Ring>* keyed) const {
+  if (fd_ < 0) return;
+  if (keyed == nullptr || !stamped_) {
+    char buffer[64];
+    while (recv(fd_, buffer, sizeof buffer, MSG_DONTWAIT) > 0) {
+    }
+    return;
+  }
+  for (;;) {
+    std::uint64_t key = 0;
+    iovec data{&key, sizeof key};
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(timespec))];
+    msghdr message{};
+    message.msg_iov = &data;
+    message.msg_iovlen = 1;
+    message.msg_control = control;
+    message.msg_controllen = sizeof control;
+    const ssize_t got = recvmsg(fd_, &message, MSG_DONTWAIT);
+    if (got < 0) return;
+    if (got != static_cast<ssize_t>(sizeof key) || key == 0) continue;  // an unkeyed ring
+    for (cmsghdr* c = CMSG_FIRSTHDR(&message); c != nullptr; c = CMSG_NXTHDR(&message, c)) {
+      if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_TIMESTAMPNS) continue;
+      timespec t{};
+      std::memcpy(&t, CMSG_DATA(c), sizeof t);
+      keyed->push_back({key, static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9});
+    }
   }
 }
 

@@ -19,8 +19,12 @@
 //     offset of its own), offsets estimated at start-up (ClockOffsets).
 //  3. Probes. Every daemon sends a Probe (kTagProbe) to every other daemon each probe
 //     interval (the direct path of a detoured pair 4 times as often) and rings its
-//     doorbell; the peer answers at once with a ProbeReply (kTagProbeReply) carrying the
-//     probe's t_send, its own clock at receipt and at reply (each exchange refreshes the
+//     doorbell with the key probe_ring_key(its VM, seq); the peer answers at once with a
+//     ProbeReply (kTagProbeReply) carrying the probe's t_send, its own clock at receipt
+//     (for a probe of at most kRingStampedProbeBytes that the poll woken by its ring
+//     found: the ring's arrival as the kernel stamped it, so a daemon that was not
+//     running when the probe came, on cores the application keeps busy, does not make
+//     the path look slow; otherwise when it read the probe) and at reply (each exchange refreshes the
 //     prober's estimate of the peer's clock offset, mcmd/clock_tracker.h) and, after
 //     it, one double per VM: the
 //     current excess (µs) of its direct path to that VM over the base latency, +inf while
@@ -67,6 +71,16 @@ struct LateArrival {
   double t_request = 0;        ///< destination VM's clock (t_rq): the receiver waited t_r - t_rq
 };
 static_assert(sizeof(LateArrival) == 48, "part of the wire format");
+
+/// Rule 3: a probe up to this size (one TCP segment) has reached the peer when its ring,
+/// sent right after it on the same path, has: larger ones may still be on the wire.
+constexpr long long kRingStampedProbeBytes = 1024;
+/// Rule 3: the key of the ring that follows probe `seq` from VM `vm`.
+constexpr std::uint64_t probe_ring_key(int vm, std::uint64_t seq) {
+  return (std::uint64_t{0x50} << 56) | (static_cast<std::uint64_t>(vm + 1) << 40) |
+         (seq & ((std::uint64_t{1} << 40) - 1));
+}
+constexpr bool is_probe_ring_key(std::uint64_t key) { return (key >> 56) == 0x50; }
 
 /// Rule 4: the largest probe (bytes, padding included); below Open MPI's TCP eager limit.
 constexpr int kMaxProbeBytes = 61440;
