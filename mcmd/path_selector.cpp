@@ -79,7 +79,7 @@ std::optional<Decision> PathSelector::observe(int destination, int via, double l
   const double u = std::max(0.0, clock_uncertainty_us);
   PathRecord& r = record_of(destination, via);
   r.add(Observation{now, latency_us, b, bytes, zones_.classify(latency_us - u, b, noise), probe,
-                    zones_.margin_us(noise) + u});
+                    zones_.margin_us(noise) + u, sent});
   if (pinned_[static_cast<size_t>(destination)] || via != via_[static_cast<size_t>(destination)])
     return std::nullopt;  // not the path in use: news for later searches only
   if (r.congested_in_a_row() < config_.consecutive) return std::nullopt;
@@ -118,6 +118,30 @@ double PathSelector::noise_us(int destination, int via, long long bytes) const {
 double PathSelector::peer_excess(int peer, int to, double now) const {
   if (now - peer_report_time_[static_cast<size_t>(peer)] > kPeerReportTtl) return std::nan("");
   return peer_excess_[static_cast<size_t>(peer)][static_cast<size_t>(to)];
+}
+
+double PathSelector::return_estimate(int destination, long long bytes, double now) const {
+  const double least = estimate(destination, -1, bytes, now);
+  if (std::isnan(least)) return least;
+  if (std::isinf(peer_excess(destination, my_vm_, now))) return std::nan("");
+  const PathRecord* r = record(destination, -1);
+  if (r == nullptr) return least;
+  // Its typical cost at the size in question and at the size that suffered: a queue that
+  // small probes cross now and then at once still costs the pair's messages.
+  double typical = least;
+  const long long suffered = pairs_[static_cast<size_t>(destination)].suffered;
+  for (long long size : {bytes, suffered}) {
+    if (size <= 0) continue;
+    const double median = r->recent_median_excess_us(kReturnWindow, size);
+    if (!std::isnan(median)) typical = std::max(typical, base_(my_vm_, destination, bytes) + median);
+  }
+  return typical;
+}
+
+bool PathSelector::leg_congested(int destination, int via, double now) const {
+  if (const PathRecord* r = record(via, -1))
+    if (r->congested_in_a_row() >= config_.consecutive) return true;
+  return std::isinf(peer_excess(via, destination, now));
 }
 
 double PathSelector::estimate(int destination, int via, long long bytes, double now) const {
@@ -178,21 +202,38 @@ std::optional<Decision> PathSelector::search(int destination, long long bytes, d
       return stay("every other path from this VM is slow too (" + std::to_string(slow) +
                   " of " + std::to_string(known) +
                   "): this VM's own uplink or CPU, which a detour leaves through as well");
+    // The same, seen probe round by probe round: the probes this VM sent to the other VMs
+    // together with the late ones were late as well (its own traffic queued ahead of
+    // them on its uplink, or it did not run).
+    const auto [shared, matched] = same_round_slowness(destination);
+    if (matched >= config_.consecutive - 1 && shared == matched)
+      return stay("the probes sent to the other VMs in the same rounds were as late (" +
+                  std::to_string(shared) + " of " + std::to_string(matched) +
+                  " rounds): this VM's own uplink or CPU, which a detour leaves through as well");
   }
   std::vector<int> options;
   if (current >= 0) options.push_back(-1);
+  // Another detour only when this one's legs show the congestion (see the header).
+  const bool may_move_on = current < 0 || leg_congested(destination, current, now);
   for (int v : candidates_[static_cast<size_t>(destination)])
-    if (v != current && v != my_vm_ && v != destination && v >= 0 && v < vm_count())
+    if (may_move_on && v != current && v != my_vm_ && v != destination && v >= 0 &&
+        v < vm_count())
       options.push_back(v);
   int best = current;
   double best_us = kBetterBy * current_us;
   for (int v : options) {
-    const double us = estimate(destination, v, bytes, now);
+    const double us = v < 0 ? return_estimate(destination, bytes, now)
+                            : estimate(destination, v, bytes, now);
     if (!std::isnan(us) && us < best_us) {  // strict: ties keep the better-ranked option
       best = v;
       best_us = us;
     }
   }
+  if (best == current && !may_move_on && !candidates_[static_cast<size_t>(destination)].empty())
+    return stay("its legs are healthy: the relaying or the destination delays it, as it "
+                "would on another detour, and direct is not expected below " +
+                ms(kBetterBy * current_us) + " (70% of " + ms(current_us) + ", at " +
+                std::to_string(bytes) + " bytes)");
   if (best == current)
     return stay("no alternative is expected below " + ms(kBetterBy * current_us) + " (70% of what " +
                 path_name(current) + " costs now, " + ms(current_us) + ", at " +
@@ -227,6 +268,34 @@ std::optional<Decision> PathSelector::search(int destination, long long bytes, d
     d.reason += " (the table's detour #" + std::to_string(rank + 1) + ")";
   }
   return d;
+}
+
+std::pair<int, int> PathSelector::same_round_slowness(int destination) const {
+  int shared = 0, matched = 0, looked = 0;
+  const auto& h = record_of_const(destination, -1).history();
+  for (auto o = h.rbegin(); o != h.rend() && looked < config_.consecutive; ++o) {
+    if (o->zone == Zone::low) continue;
+    ++looked;
+    if (!o->probe || std::isnan(o->sent)) continue;
+    // The least excess among the other VMs' probes of the same round: a link congested
+    // further on delays the probe to its end only.
+    double least = std::numeric_limits<double>::infinity();
+    for (int e = 0; e < vm_count(); ++e) {
+      if (e == my_vm_ || e == destination) continue;
+      const PathRecord* r = record(e, -1);
+      if (r == nullptr) continue;
+      const auto& other = r->history();
+      for (auto q = other.rbegin(); q != other.rend(); ++q) {
+        if (!q->probe || std::isnan(q->sent)) continue;
+        if (q->sent < o->sent - kSameRoundSeconds) break;
+        if (q->sent <= o->sent + kSameRoundSeconds) least = std::min(least, q->excess_us());
+      }
+    }
+    if (std::isinf(least)) continue;  // no other probe of that round answered (yet)
+    ++matched;
+    if (least >= kSharedFraction * o->excess_us()) ++shared;
+  }
+  return {shared, matched};
 }
 
 std::pair<int, int> PathSelector::other_direct_paths_slow(int destination, double now) const {

@@ -23,15 +23,24 @@
 //    excess of its kRecent newest observations; the intermediate's reported excess for
 //    the second, from its probe replies; 0 when nothing is known), skipping legs
 //    congested for `consecutive` observations in a row, and detours whose own record
-//    ended congested less than kPeerReportTtl ago. A direct pair stays when every other
+//    ended congested less than kPeerReportTtl ago. A detoured pair moves to another
+//    detour only while one of its current detour's legs is congested (in a run of this
+//    VM's probes, or reported so by the intermediate): otherwise the lateness of its
+//    messages is the relaying's or the destination's, which every detour shares.
+//    A direct pair stays when every other
 //    direct path from this VM seen in the last second (at least kSlowVmPaths of them) is
-//    in a congested run too: the slowness is this VM's own (its uplink, its CPU while it
+//    in a congested run too, or when in the rounds of its late probes (at least
+//    `consecutive` - 1 of them answered) the probes this VM sent to every other VM in the
+//    same round were late too (by at least kSharedFraction of the excess): the slowness
+//    is this VM's own (its uplink queueing the application's own bursts, its CPU while it
 //    forwards a detour for others), and every detour leaves through it as well.
 //    Excesses, not ratios: the delays that are not the network's (a daemon's wake-up)
 //    add to small and large messages alike, and so does a standing queue. The cheapest
 //    estimate wins, ties to the better-ranked (robuster) one, if it is below kBetterBy x
 //    what the current path costs now (its base plus the least excess of its congested
-//    run); otherwise the pair stays (logged once per search).
+//    run); otherwise the pair stays (logged once per search). A detoured pair's search
+//    judges the direct path as a return does (return_estimate(): its typical cost, not
+//    its luckiest probe, and not while the peer reports the way back congested).
 //  - Return: while detoured, the direct path is probed (Runtime), now and then with the
 //    size whose messages were late (suffered_bytes(): a flood that still takes the
 //    link's bandwidth delays those, not small probes); once all its
@@ -94,6 +103,10 @@ class PathSelector {
   /// A direct pair stays because every other path from this VM is slow only when at
   /// least this many others were seen: one slow neighbour is a congested link.
   static constexpr int kSlowVmPaths = 2;
+  /// Probes sent within this many seconds of each other belong to one round.
+  static constexpr double kSameRoundSeconds = 0.001;
+  /// A round's other probes count as late as well from this fraction of the excess on.
+  static constexpr double kSharedFraction = 0.5;
 
   /// `candidates[d]`: the intermediates for destination d, best first (the probe's
   /// ranking). `pinned[d]`: a static route decides d (never moved). `names`: VM names.
@@ -164,9 +177,25 @@ class PathSelector {
   };
   double base(int destination, int via, long long bytes) const;
   PathRecord& record_of(int destination, int via);
+  const PathRecord& record_of_const(int destination, int via) const {
+    return records_[static_cast<size_t>(destination)][static_cast<size_t>(via + 1)];
+  }
   std::optional<Decision> search(int destination, long long bytes, double now);
   /// Estimated cost now of path (destination, via) at `bytes`; NaN when unusable.
   double estimate(int destination, int via, long long bytes, double now) const;
+  /// What going back to the direct path to `destination` is expected to cost at `bytes`,
+  /// for a detoured pair's search: the larger of estimate() and the base plus the median
+  /// excess of its kReturnWindow newest observations at `bytes` and at the size that
+  /// suffered; NaN while the peer reports its path back congested (as tick()).
+  double return_estimate(int destination, long long bytes, double now) const;
+  /// A leg of detour `via` to `destination` is congested now: this VM's first leg in a
+  /// run of `consecutive`, or the intermediate reports its path on congested.
+  bool leg_congested(int destination, int via, double now) const;
+  /// For the newest `consecutive` congested observations of the direct path to
+  /// `destination` that are probes: in how many rounds the other VMs' probes answered
+  /// (matched) and were late too (shared: the least of their excesses at least
+  /// kSharedFraction of this one's).
+  std::pair<int, int> same_round_slowness(int destination) const;
   double peer_excess(int peer, int to, double now) const;
   /// Of this VM's direct paths to VMs other than `destination` observed in the last
   /// PathRecord::kRunTtl: how many are in a congested run now, and how many there are.

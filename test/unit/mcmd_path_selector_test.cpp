@@ -126,6 +126,7 @@ TEST_CASE("selector: a noisy path is not switched; a congested one is, after N i
   CHECK_FALSE(s.observe(1, -1, 20000, kBytes, t += 0.01, false));
   const auto d = s.observe(1, -1, 20000, kBytes, t += 0.01, false);
   REQUIRE(d);
+  INFO(d->reason);
   CHECK(d->kind == Decision::Kind::detour);
   CHECK(d->to_via == 2);  // the table's first detour
   CHECK(s.via(1) == 2);
@@ -369,12 +370,97 @@ TEST_CASE("selector: a congested detour moves on to the next one", "[runtime]") 
   REQUIRE(s.via(1) == 2);
   for (int i = 0; i < 3; ++i) s.observe(1, -1, 20000, 16, t += 0.01, true);  // direct still bad
   t += 1.1;  // past the search rate limit
-  Decision d;
+  // Late messages on the detour while its legs are healthy: the relaying's or the
+  // destination's delay, which the other detour would add as well. It stays.
+  std::optional<Decision> d;
   for (int i = 0; i < 3; ++i)
-    if (auto x = s.observe(1, 2, 25000, kBytes, t += 0.01, false)) d = *x;
-  CHECK(d.kind == Decision::Kind::detour);
-  CHECK(d.from_via == 2);
-  CHECK(d.to_via == 3);
+    if (auto x = s.observe(1, 2, 25000, kBytes, t += 0.01, false)) d = x;
+  REQUIRE(d);
+  CHECK(d->kind == Decision::Kind::stay);
+  CHECK(d->reason.find("its legs are healthy") != std::string::npos);
+  CHECK(s.via(1) == 2);
+  // vm3 reports its path on to vm2 congested: the detour moves on.
+  t += mcm::RuntimeConfig{}.probe_interval_ms / 1000.0;
+  s.peer_report(2, {NAN, INFINITY, NAN, NAN}, t);
+  d.reset();
+  for (int i = 0; i < 3; ++i)
+    if (auto x = s.observe(1, 2, 25000, kBytes, t += 0.01, false)) d = x;
+  REQUIRE(d);
+  INFO(d->reason);
+  CHECK(d->kind == Decision::Kind::detour);
+  CHECK(d->from_via == 2);
+  CHECK(d->to_via == 3);
+}
+
+TEST_CASE("selector: probes late together with the same round's probes to every other VM are "
+          "this VM's own delay",
+          "[runtime]") {
+  // VM 0's uplink queues its application's bursts: in three rounds, the probe to vm2 is
+  // 1.9 ms late and the same round's probes to vm3 and vm4 1 ms (within their 1 ms
+  // margin, so no congested run of their own).
+  mcm::RuntimeConfig config;
+  config.min_excess_us = 1000;
+  config.noise_factor = 1;
+  const auto rounds = [&](PathSelector& s, double others_us) {
+    double t = 0;
+    for (int i = 0; i < 10; ++i)  // quiet paths: a noise of about 10 µs
+      for (int e = 1; e <= 3; ++e) {
+        t += 0.0001;
+        s.observe(e, -1, 110, 16, t, true, t);
+      }
+    std::optional<Decision> d;
+    for (int round = 0; round < 3; ++round) {
+      t += 0.2;
+      const double sent = t;
+      for (int e = 3; e >= 1; --e)  // the probe to vm2 answers last
+        if (auto x = s.observe(e, -1, e == 1 ? 2000 : others_us, 16, t + 0.002 * (4 - e), true,
+                               sent + 0.00001 * e))
+          if (e == 1) d = x;
+    }
+    return d;
+  };
+  PathSelector s = selector(config);
+  std::optional<Decision> d = rounds(s, 1090);
+  REQUIRE(d);
+  INFO(d->reason);
+  CHECK(d->kind == Decision::Kind::stay);
+  CHECK(d->reason.find("the probes sent to the other VMs in the same rounds were as late (3 of 3")
+        != std::string::npos);
+  CHECK(s.via(1) == -1);
+  // A link congested further on: the same rounds' other probes are on time. It leaves.
+  PathSelector s2 = selector(config);
+  d = rounds(s2, 110);
+  REQUIRE(d);
+  CHECK(d->kind == Decision::Kind::detour);
+}
+
+TEST_CASE("selector: a slow detour goes back only to a direct path that is typically better, "
+          "not to its luckiest probe",
+          "[runtime]") {
+  PathSelector s = selector();
+  double t = 0;
+  for (int i = 0; i < 3; ++i) s.observe(1, -1, 20000, 16, t += 0.01, true);
+  REQUIRE(s.via(1) == 2);
+  // The flood's queue drains now and then: one probe in five crosses at once.
+  for (int i = 0; i < 20; ++i) s.observe(1, -1, i % 5 == 4 ? 110 : 15000, 16, t += 0.05, true);
+  t += 1.1;
+  // The detour's messages are slow (relaying), its legs healthy.
+  std::optional<Decision> d;
+  for (int i = 0; i < 3; ++i)
+    if (auto x = s.observe(1, 2, 20000, 16, t += 0.01, false)) d = x;
+  REQUIRE(d);
+  INFO(d->reason);
+  CHECK(d->kind == Decision::Kind::stay);
+  CHECK(s.via(1) == 2);
+  // The flood is gone: direct is typically on time, and the slow detour goes back.
+  for (int i = 0; i < 20; ++i) s.observe(1, -1, 110, 16, t += 0.01, true);
+  t += mcm::RuntimeConfig{}.probe_interval_ms / 1000.0;
+  d.reset();
+  for (int i = 0; i < 3; ++i)
+    if (auto x = s.observe(1, 2, 20000, 16, t += 0.01, false)) d = x;
+  REQUIRE(d);
+  CHECK(d->kind == Decision::Kind::back_to_direct);
+  CHECK(s.via(1) == -1);
 }
 
 TEST_CASE("selector: two congested detours: one move on, then it stays; moves wait longer",
@@ -384,11 +470,13 @@ TEST_CASE("selector: two congested detours: one move on, then it stays; moves wa
   for (int i = 0; i < 3; ++i) s.observe(1, -1, 20000, kBytes, t += 0.01, false);
   REQUIRE(s.via(1) == 2);
   t += 1.1;  // past the search's wait after a switch (return_after)
+  s.peer_report(2, {NAN, INFINITY, NAN, NAN}, t);  // vm3's path to vm2 is congested
   for (int i = 0; i < 3; ++i) s.observe(1, 2, 25000, kBytes, t += 0.01, false);
   REQUIRE(s.via(1) == 3);  // direct is congested too: on to the next detour
   // The detour via vm4 is congested as well. A move between detours doubles the wait
   // before the next search: nothing at 1.1 s...
   t += 1.1;
+  s.peer_report(3, {NAN, INFINITY, NAN, NAN}, t);  // and vm4's
   for (int i = 0; i < 3; ++i) CHECK_FALSE(s.observe(1, 3, 25000, kBytes, t += 0.01, false));
   // ...and at 2 s the only other option, via vm3, was found congested 2 s ago: stay.
   t += 1.0;
@@ -402,6 +490,7 @@ TEST_CASE("selector: two congested detours: one move on, then it stays; moves wa
   // Once that news is stale (kPeerReportTtl), via vm3 is tried again, and the next search
   // after that move waits 4 x return_after.
   t += PathSelector::kPeerReportTtl;
+  s.peer_report(3, {NAN, INFINITY, NAN, NAN}, t);  // vm4's news is fresh, vm3's stale
   for (int i = 0; i < 3; ++i) s.observe(1, 3, 25000, kBytes, t += 0.01, false);
   REQUIRE(s.via(1) == 2);
   t += 3.9;
