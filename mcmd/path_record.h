@@ -60,9 +60,6 @@ struct Observation {
   Zone zone = Zone::low;
   bool probe = false;     ///< an active probe, not an application message
   double margin_us = 0;   ///< the margin it was classified with (ZoneRule::margin_us())
-  /// When it was sent (this VM's clock, seconds); NaN when unknown. Probes sent in one
-  /// round to every VM leave within microseconds of each other.
-  double sent = std::numeric_limits<double>::quiet_NaN();
   double ratio() const { return latency_us / base_us; }
   double excess_us() const { return latency_us - base_us; }
 };

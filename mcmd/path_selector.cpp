@@ -79,7 +79,7 @@ std::optional<Decision> PathSelector::observe(int destination, int via, double l
   const double u = std::max(0.0, clock_uncertainty_us);
   PathRecord& r = record_of(destination, via);
   r.add(Observation{now, latency_us, b, bytes, zones_.classify(latency_us - u, b, noise), probe,
-                    zones_.margin_us(noise) + u, sent});
+                    zones_.margin_us(noise) + u});
   if (pinned_[static_cast<size_t>(destination)] || via != via_[static_cast<size_t>(destination)])
     return std::nullopt;  // not the path in use: news for later searches only
   if (r.congested_in_a_row() < config_.consecutive) return std::nullopt;
@@ -202,14 +202,6 @@ std::optional<Decision> PathSelector::search(int destination, long long bytes, d
       return stay("every other path from this VM is slow too (" + std::to_string(slow) +
                   " of " + std::to_string(known) +
                   "): this VM's own uplink or CPU, which a detour leaves through as well");
-    // The same, seen probe round by probe round: the probes this VM sent to the other VMs
-    // together with the late ones were late as well (its own traffic queued ahead of
-    // them on its uplink, or it did not run).
-    const auto [shared, matched] = same_round_slowness(destination);
-    if (matched >= config_.consecutive - 1 && shared == matched)
-      return stay("the probes sent to the other VMs in the same rounds were as late (" +
-                  std::to_string(shared) + " of " + std::to_string(matched) +
-                  " rounds): this VM's own uplink or CPU, which a detour leaves through as well");
   }
   std::vector<int> options;
   if (current >= 0) options.push_back(-1);
@@ -268,34 +260,6 @@ std::optional<Decision> PathSelector::search(int destination, long long bytes, d
     d.reason += " (the table's detour #" + std::to_string(rank + 1) + ")";
   }
   return d;
-}
-
-std::pair<int, int> PathSelector::same_round_slowness(int destination) const {
-  int shared = 0, matched = 0, looked = 0;
-  const auto& h = record_of_const(destination, -1).history();
-  for (auto o = h.rbegin(); o != h.rend() && looked < config_.consecutive; ++o) {
-    if (o->zone == Zone::low) continue;
-    ++looked;
-    if (!o->probe || std::isnan(o->sent)) continue;
-    // The least excess among the other VMs' probes of the same round: a link congested
-    // further on delays the probe to its end only.
-    double least = std::numeric_limits<double>::infinity();
-    for (int e = 0; e < vm_count(); ++e) {
-      if (e == my_vm_ || e == destination) continue;
-      const PathRecord* r = record(e, -1);
-      if (r == nullptr) continue;
-      const auto& other = r->history();
-      for (auto q = other.rbegin(); q != other.rend(); ++q) {
-        if (!q->probe || std::isnan(q->sent)) continue;
-        if (q->sent < o->sent - kSameRoundSeconds) break;
-        if (q->sent <= o->sent + kSameRoundSeconds) least = std::min(least, q->excess_us());
-      }
-    }
-    if (std::isinf(least)) continue;  // no other probe of that round answered (yet)
-    ++matched;
-    if (least >= kSharedFraction * o->excess_us()) ++shared;
-  }
-  return {shared, matched};
 }
 
 std::pair<int, int> PathSelector::other_direct_paths_slow(int destination, double now) const {

@@ -29,11 +29,10 @@
 //    messages is the relaying's or the destination's, which every detour shares.
 //    A direct pair stays when every other
 //    direct path from this VM seen in the last second (at least kSlowVmPaths of them) is
-//    in a congested run too, or when in the rounds of its late probes (at least
-//    `consecutive` - 1 of them answered) the probes this VM sent to every other VM in the
-//    same round were late too (by at least kSharedFraction of the excess): the slowness
-//    is this VM's own (its uplink queueing the application's own bursts, its CPU while it
-//    forwards a detour for others), and every detour leaves through it as well.
+//    in a congested run too: the slowness is this VM's own (its uplink, its CPU while it
+//    forwards a detour for others), and every detour leaves through it as well. (The
+//    delays that the probes of one round share are taken off before they get here:
+//    mcmd/probe_rounds.h.)
 //    Excesses, not ratios: the delays that are not the network's (a daemon's wake-up)
 //    add to small and large messages alike, and so does a standing queue. The cheapest
 //    estimate wins, ties to the better-ranked (robuster) one, if it is below kBetterBy x
@@ -103,11 +102,6 @@ class PathSelector {
   /// A direct pair stays because every other path from this VM is slow only when at
   /// least this many others were seen: one slow neighbour is a congested link.
   static constexpr int kSlowVmPaths = 2;
-  /// Probes sent within this many seconds of each other belong to one round.
-  static constexpr double kSameRoundSeconds = 0.001;
-  /// A round's other probes count as late as well from this fraction of the excess on.
-  static constexpr double kSharedFraction = 0.5;
-
   /// `candidates[d]`: the intermediates for destination d, best first (the probe's
   /// ranking). `pinned[d]`: a static route decides d (never moved). `names`: VM names.
   /// `spread`: the probe's spread of a path's latency at a size (µs, NaN: unknown), the
@@ -136,6 +130,11 @@ class PathSelector {
   /// Time passes: returns detoured pairs to direct when due.
   std::vector<Decision> tick(double now);
 
+  /// The probe table's base latency (µs) of the direct path to `destination` at `bytes`;
+  /// NaN when unknown.
+  double direct_base_us(int destination, long long bytes) const {
+    return base_(my_vm_, destination, bytes);
+  }
   /// The intermediate VM D's traffic takes now, -1 for direct.
   int via(int destination) const { return via_[static_cast<size_t>(destination)]; }
   /// Whether a static route (--route) decides this VM's traffic to `destination`.
@@ -177,9 +176,6 @@ class PathSelector {
   };
   double base(int destination, int via, long long bytes) const;
   PathRecord& record_of(int destination, int via);
-  const PathRecord& record_of_const(int destination, int via) const {
-    return records_[static_cast<size_t>(destination)][static_cast<size_t>(via + 1)];
-  }
   std::optional<Decision> search(int destination, long long bytes, double now);
   /// Estimated cost now of path (destination, via) at `bytes`; NaN when unusable.
   double estimate(int destination, int via, long long bytes, double now) const;
@@ -191,11 +187,6 @@ class PathSelector {
   /// A leg of detour `via` to `destination` is congested now: this VM's first leg in a
   /// run of `consecutive`, or the intermediate reports its path on congested.
   bool leg_congested(int destination, int via, double now) const;
-  /// For the newest `consecutive` congested observations of the direct path to
-  /// `destination` that are probes: in how many rounds the other VMs' probes answered
-  /// (matched) and were late too (shared: the least of their excesses at least
-  /// kSharedFraction of this one's).
-  std::pair<int, int> same_round_slowness(int destination) const;
   double peer_excess(int peer, int to, double now) const;
   /// Of this VM's direct paths to VMs other than `destination` observed in the last
   /// PathRecord::kRunTtl: how many are in a congested run now, and how many there are.

@@ -134,13 +134,18 @@ void Runtime::flip_routes() {
 void Runtime::on_timer() {
   if (!probing_) return;
   const bool everyone = ticks_++ % 4 == 0;
+  const std::uint64_t first_seq = probe_seq_ + 1;
+  int sent = 0;
   for (int vm = 0; vm < layout_.daemon_count; ++vm) {
     if (vm == layout_.vm || !(everyone || selector_.detoured(vm))) continue;
     // Once per interval a detoured pair's direct path gets a probe of the size that
     // suffered (path_messages.h rule 4).
     const long long sized = everyone && selector_.detoured(vm) ? selector_.suffered_bytes(vm) : 0;
     send_probe(vm, std::min<long long>(sized, path::kMaxProbeBytes));
+    ++sent;
   }
+  if (everyone)  // a round: its probes are judged together (probe_rounds.h)
+    for (const RoundProbe& p : rounds_.start(first_seq, sent)) judge(p);
   for (const Decision& d : selector_.tick(mcm::wall_seconds())) apply(d);
   int period_us = std::max(1000, config_.probe_interval_ms * 1000 / 4);
   bool any_detoured = false;
@@ -214,9 +219,22 @@ void Runtime::on_probe_reply(int peer_vm, const std::vector<char>& bytes) {
   if (bytes.size() >= sizeof head + ratios.size() * sizeof(double))
     std::memcpy(ratios.data(), bytes.data() + sizeof head, ratios.size() * sizeof(double));
   selector_.peer_report(peer_vm, std::move(ratios), now);
-  const long long size = std::max<long long>(head.probe_bytes, sizeof(path::Probe));
-  if (auto decision = selector_.observe(peer_vm, -1, std::max(0.0, latency_us), size, now, true,
-                                        head.t_send, tracker_.uncertainty_us(peer_vm, now)))
+  RoundProbe probe;
+  probe.vm = peer_vm;
+  probe.seq = head.seq;
+  probe.latency_us = std::max(0.0, latency_us);
+  probe.bytes = std::max<long long>(head.probe_bytes, sizeof(path::Probe));
+  probe.excess_us = probe.latency_us - selector_.direct_base_us(peer_vm, probe.bytes);
+  probe.sent = head.t_send;
+  probe.clock_uncertainty_us = tracker_.uncertainty_us(peer_vm, now);
+  for (const RoundProbe& p : rounds_.add(probe)) judge(p);
+}
+
+void Runtime::judge(const RoundProbe& p) {
+  // The round's shared delay is this VM's own, not the path's (probe_rounds.h).
+  if (auto decision =
+          selector_.observe(p.vm, -1, std::max(0.0, p.latency_us - p.shared_us), p.bytes,
+                            mcm::wall_seconds(), true, p.sent, p.clock_uncertainty_us))
     apply(*decision);
 }
 
@@ -398,6 +416,13 @@ void Runtime::log_summary() const {
         "it on average (max {:.0f} µs; {} more than 1 ms late), {} at their reading",
         ring_stamped_, ring_stamped_ > 0 ? read_delay_sum_us_ / static_cast<double>(ring_stamped_) : 0.0,
         read_delay_max_us_, late_reads_, probes_answered_ - ring_stamped_);
+  if (rounds_.rounds() > 0)
+    log_->info(
+        "runtime: probe rounds: {}; {} probes were judged less the delay the same round's "
+        "other probes shared (this VM's own: {:.0f} µs on average, max {:.0f} µs)",
+        rounds_.rounds(), rounds_.shared_count(),
+        rounds_.shared_count() > 0 ? rounds_.shared_sum_us() / static_cast<double>(rounds_.shared_count()) : 0.0,
+        rounds_.shared_max_us());
   const std::string clocks = clocks_text(/*with_refreshes=*/true);
   if (!clocks.empty()) log_->info("runtime: clock offsets at the end:{}", clocks);
   for (int d = 0; d < layout_.daemon_count; ++d) {

@@ -9,8 +9,9 @@
 //    each message took), probes from other daemons (answered at once) and replies to its
 //    own probes (observations of its direct paths, and each peer's view of its paths).
 //  - A timer every probe_interval/4: probes the detoured pairs' direct paths, and every
-//    fourth time all other daemons; then lets the selector return recovered pairs. With
-//    no pair detoured, only the fourth ticks (every probe_interval).
+//    fourth time all other daemons (a round: its replies are judged together, less the
+//    delay they all shared at this VM, ProbeRounds); then lets the selector return
+//    recovered pairs. With no pair detoured, only the fourth ticks (every probe_interval).
 //  - Decisions: logged (info) with their reason and figures. The relay's source role asks
 //    via() for every new message; in mode adaptive the ranks of this VM are told with a
 //    kRouteUpdate frame (wire.h rule 7).
@@ -39,6 +40,7 @@
 #include "mcm/topology.h"
 #include "mpi_poller.h"
 #include "path_selector.h"
+#include "probe_rounds.h"
 #include "table_view.h"
 
 namespace spdlog {
@@ -91,6 +93,8 @@ class Runtime {
   /// the probe is small and was there at the poll its ring woke, else `read`.
   double arrival(int from_vm, const path::Probe& probe, double read);
   void on_probe_reply(int peer, const std::vector<char>& bytes);
+  /// Hands a released probe to the selector, less its round's shared delay.
+  void judge(const RoundProbe& probe);
   void on_acks(const std::vector<char>& bytes);
   void apply(const Decision& decision);
   void notify(int destination_vm, bool through_daemons);
@@ -109,6 +113,7 @@ class Runtime {
   ClockTracker tracker_;  ///< measured at start-up, refreshed by every probe exchange
   bool classifying_;
   PathSelector selector_;
+  ProbeRounds rounds_;  ///< every probe_interval's probes of every VM, judged together
   bool notify_ranks_;
   std::vector<int> local_ranks_;
   boost::asio::steady_timer timer_;

@@ -392,48 +392,6 @@ TEST_CASE("selector: a congested detour moves on to the next one", "[runtime]") 
   CHECK(d->to_via == 3);
 }
 
-TEST_CASE("selector: probes late together with the same round's probes to every other VM are "
-          "this VM's own delay",
-          "[runtime]") {
-  // VM 0's uplink queues its application's bursts: in three rounds, the probe to vm2 is
-  // 1.9 ms late and the same round's probes to vm3 and vm4 1 ms (within their 1 ms
-  // margin, so no congested run of their own).
-  mcm::RuntimeConfig config;
-  config.min_excess_us = 1000;
-  config.noise_factor = 1;
-  const auto rounds = [&](PathSelector& s, double others_us) {
-    double t = 0;
-    for (int i = 0; i < 10; ++i)  // quiet paths: a noise of about 10 µs
-      for (int e = 1; e <= 3; ++e) {
-        t += 0.0001;
-        s.observe(e, -1, 110, 16, t, true, t);
-      }
-    std::optional<Decision> d;
-    for (int round = 0; round < 3; ++round) {
-      t += 0.2;
-      const double sent = t;
-      for (int e = 3; e >= 1; --e)  // the probe to vm2 answers last
-        if (auto x = s.observe(e, -1, e == 1 ? 2000 : others_us, 16, t + 0.002 * (4 - e), true,
-                               sent + 0.00001 * e))
-          if (e == 1) d = x;
-    }
-    return d;
-  };
-  PathSelector s = selector(config);
-  std::optional<Decision> d = rounds(s, 1090);
-  REQUIRE(d);
-  INFO(d->reason);
-  CHECK(d->kind == Decision::Kind::stay);
-  CHECK(d->reason.find("the probes sent to the other VMs in the same rounds were as late (3 of 3")
-        != std::string::npos);
-  CHECK(s.via(1) == -1);
-  // A link congested further on: the same rounds' other probes are on time. It leaves.
-  PathSelector s2 = selector(config);
-  d = rounds(s2, 110);
-  REQUIRE(d);
-  CHECK(d->kind == Decision::Kind::detour);
-}
-
 TEST_CASE("selector: a slow detour goes back only to a direct path that is typically better, "
           "not to its luckiest probe",
           "[runtime]") {
