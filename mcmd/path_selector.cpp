@@ -64,7 +64,8 @@ const PathRecord* PathSelector::record(int destination, int via) const {
 
 std::optional<Decision> PathSelector::observe(int destination, int via, double latency_us,
                                               long long bytes, double now, bool probe,
-                                              double sent, double clock_uncertainty_us) {
+                                              double sent, double clock_uncertainty_us,
+                                              bool behind_own_frames) {
   if (destination < 0 || destination >= vm_count() || destination == my_vm_) return std::nullopt;
   if (via >= vm_count() || via == my_vm_ || via == destination) return std::nullopt;
   if (!probe && via == via_[static_cast<size_t>(destination)] &&
@@ -77,9 +78,10 @@ std::optional<Decision> PathSelector::observe(int destination, int via, double l
   const double noise = noise_us(destination, via, bytes);
   // Only what is certain counts: the latency less what the clock offset may add to it.
   const double u = std::max(0.0, clock_uncertainty_us);
+  const Zone zone = zones_.classify(latency_us - u, b, noise);
+  if (behind_own_frames && zone != Zone::low) return std::nullopt;  // see the header
   PathRecord& r = record_of(destination, via);
-  r.add(Observation{now, latency_us, b, bytes, zones_.classify(latency_us - u, b, noise), probe,
-                    zones_.margin_us(noise) + u});
+  r.add(Observation{now, latency_us, b, bytes, zone, probe, zones_.margin_us(noise) + u});
   if (pinned_[static_cast<size_t>(destination)] || via != via_[static_cast<size_t>(destination)])
     return std::nullopt;  // not the path in use: news for later searches only
   if (r.congested_in_a_row() < config_.consecutive) return std::nullopt;
@@ -156,6 +158,9 @@ double PathSelector::estimate(int destination, int via, long long bytes, double 
   }
   const double first_us = base_(my_vm_, first_end, bytes) + first;
   if (via < 0) return first_us;
+  // Not through a VM whose direct path from here this VM itself left: that first leg is
+  // the congested one, whatever its luckiest recent probe says.
+  if (via_[static_cast<size_t>(via)] >= 0) return std::nan("");
   // A detour this pair took and found congested lately is no option until that news is
   // stale (two congested detours are not tried in turn forever).
   if (const PathRecord* r = record(destination, via))

@@ -22,8 +22,10 @@
 //    its current excess over the base (this VM's own record of the first leg: the least
 //    excess of its kRecent newest observations; the intermediate's reported excess for
 //    the second, from its probe replies; 0 when nothing is known), skipping legs
-//    congested for `consecutive` observations in a row, and detours whose own record
-//    ended congested less than kPeerReportTtl ago. A detoured pair moves to another
+//    congested for `consecutive` observations in a row, detours through a VM whose own
+//    direct path from this VM is detoured (that first leg is the congested one, whatever
+//    its luckiest probe says), and detours whose own record ended congested less than
+//    kPeerReportTtl ago. A detoured pair moves to another
 //    detour only while one of its current detour's legs is congested (in a run of this
 //    VM's probes, or reported so by the intermediate): otherwise the lateness of its
 //    messages is the relaying's or the destination's, which every detour shares.
@@ -120,10 +122,14 @@ class PathSelector {
   /// `clock_uncertainty_us`: how far the latency can be off because the clock offset
   /// behind it can (ClockTracker::uncertainty_us()); a congested latency also clears it,
   /// and with +inf (no offset known) the observation is ignored.
+  /// `behind_own_frames`: a probe that left behind this VM's own detour frames to the same
+  /// daemon (one TCP connection): on time it is news, late it measured those frames, not
+  /// the path, and is ignored.
   std::optional<Decision> observe(int destination, int via, double latency_us, long long bytes,
                                   double now, bool probe,
                                   double sent = std::numeric_limits<double>::quiet_NaN(),
-                                  double clock_uncertainty_us = 0);
+                                  double clock_uncertainty_us = 0,
+                                  bool behind_own_frames = false);
   /// What `peer` reports about its own direct paths (direct_excess() there), received at
   /// `now`.
   void peer_report(int peer, std::vector<double> excess_us, double now);

@@ -76,6 +76,9 @@ class Relay {
   void set_dynamic_routes(std::function<int(int destination_vm)> via) {
     router_.set_dynamic_routes(std::move(via));
   }
+  /// Bytes of frames sent to the daemon of VM `vm` and not yet matched there: what a
+  /// message to that daemon now queues behind.
+  std::size_t unmatched_at(int vm) const { return pool_.unmatched_at(vm); }
   /// Every VM's host name, by VM index.
   const std::vector<std::string>& vm_names() const { return vm_names_; }
   /// Per destination VM: whether a static route decides this VM's traffic to it.

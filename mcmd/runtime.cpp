@@ -179,6 +179,10 @@ void Runtime::send_probe(int peer, long long bytes) {
   std::memcpy(probe->data(), &head, sizeof head);
   PMPI_Isend(probe->data(), static_cast<int>(probe->size()), MPI_BYTE, daemon, path::kTagProbe,
              layout_.private_comm, &request);
+  if (backlog_ && backlog_(peer) > 0) {
+    behind_frames_.insert(head.seq);
+    ++probes_behind_frames_;
+  }
   poller_.watch(request, [probe](const MPI_Status&) {}, MpiPoller::Pace::background);
   doorbell_.ring(layout_.doorbell_of_world_rank[static_cast<size_t>(daemon)],
                  path::probe_ring_key(layout_.vm, head.seq));
@@ -227,6 +231,7 @@ void Runtime::on_probe_reply(int peer_vm, const std::vector<char>& bytes) {
   probe.excess_us = probe.latency_us - selector_.direct_base_us(peer_vm, probe.bytes);
   probe.sent = head.t_send;
   probe.clock_uncertainty_us = tracker_.uncertainty_us(peer_vm, now);
+  probe.behind_own_frames = behind_frames_.erase(head.seq) > 0;
   for (const RoundProbe& p : rounds_.add(probe)) judge(p);
 }
 
@@ -234,7 +239,8 @@ void Runtime::judge(const RoundProbe& p) {
   // The round's shared delay is this VM's own, not the path's (probe_rounds.h).
   if (auto decision =
           selector_.observe(p.vm, -1, std::max(0.0, p.latency_us - p.shared_us), p.bytes,
-                            mcm::wall_seconds(), true, p.sent, p.clock_uncertainty_us))
+                            mcm::wall_seconds(), true, p.sent, p.clock_uncertainty_us,
+                            p.behind_own_frames))
     apply(*decision);
 }
 
@@ -419,10 +425,11 @@ void Runtime::log_summary() const {
   if (rounds_.rounds() > 0)
     log_->info(
         "runtime: probe rounds: {}; {} probes were judged less the delay the same round's "
-        "other probes shared (this VM's own: {:.0f} µs on average, max {:.0f} µs)",
+        "other probes shared (this VM's own: {:.0f} µs on average, max {:.0f} µs); {} left "
+        "behind this daemon's own frames to the same daemon (late ones not judged)",
         rounds_.rounds(), rounds_.shared_count(),
         rounds_.shared_count() > 0 ? rounds_.shared_sum_us() / static_cast<double>(rounds_.shared_count()) : 0.0,
-        rounds_.shared_max_us());
+        rounds_.shared_max_us(), probes_behind_frames_);
   const std::string clocks = clocks_text(/*with_refreshes=*/true);
   if (!clocks.empty()) log_->info("runtime: clock offsets at the end:{}", clocks);
   for (int d = 0; d < layout_.daemon_count; ++d) {

@@ -29,6 +29,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "clock_offsets.h"
@@ -59,6 +60,9 @@ class Runtime {
           std::shared_ptr<spdlog::logger> log);
 
   void start();
+  /// How many bytes of this daemon's frames to VM `vm`'s daemon are in flight (the
+  /// relay's); a probe sent behind them measures them too. Unset: none.
+  void set_backlog(std::function<std::size_t(int vm)> backlog) { backlog_ = std::move(backlog); }
   /// Receives what arrived (see above); `waiting`: whether any message of any tag waits
   /// on the private communicator (false: nothing to receive, no MPI call).
   void step(bool waiting);
@@ -114,6 +118,10 @@ class Runtime {
   bool classifying_;
   PathSelector selector_;
   ProbeRounds rounds_;  ///< every probe_interval's probes of every VM, judged together
+  std::function<std::size_t(int vm)> backlog_;
+  /// Probes in flight that left behind this daemon's own frames to the same daemon.
+  std::unordered_set<std::uint64_t> behind_frames_;
+  std::uint64_t probes_behind_frames_ = 0;
   bool notify_ranks_;
   std::vector<int> local_ranks_;
   boost::asio::steady_timer timer_;

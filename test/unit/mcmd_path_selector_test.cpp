@@ -421,6 +421,45 @@ TEST_CASE("selector: a slow detour goes back only to a direct path that is typic
   CHECK(s.via(1) == -1);
 }
 
+TEST_CASE("selector: a late probe sent behind this VM's own frames to that daemon is not judged",
+          "[runtime]") {
+  PathSelector s = selector();
+  double t = 0;
+  // Late behind the relay's own frames (one TCP connection): ignored, no search.
+  for (int i = 0; i < 5; ++i)
+    CHECK_FALSE(s.observe(2, -1, 20000, 16, t += 0.05, true, NAN, 0, /*behind_own_frames=*/true));
+  CHECK(s.record(2, -1) == nullptr);
+  // On time behind them: news like any other.
+  CHECK_FALSE(s.observe(2, -1, 110, 16, t += 0.05, true, NAN, 0, true));
+  REQUIRE(s.record(2, -1) != nullptr);
+  CHECK(s.record(2, -1)->total() == 1);
+  // The same lateness without the frames: a congested path, a switch.
+  std::optional<Decision> d;
+  for (int i = 0; i < 3; ++i)
+    if (auto x = s.observe(2, -1, 20000, 16, t += 0.05, true)) d = x;
+  REQUIRE(d);
+  CHECK(d->kind == Decision::Kind::detour);
+}
+
+TEST_CASE("selector: no detour through a VM whose own direct path this VM left", "[runtime]") {
+  PathSelector s = selector();
+  double t = 0;
+  for (int i = 0; i < 3; ++i) s.observe(1, -1, 20000, 16, t += 0.01, true);
+  REQUIRE(s.via(1) == 2);  // vm2 is reached via vm3
+  // Now vm3 is congested too. Its candidates are vm2 and vm4; vm2's direct path from here
+  // is the one this VM left, and its latest probe was lucky (10 µs over the base, where
+  // vm4's path is 60 µs over): still, via vm4 is chosen.
+  s.observe(1, -1, 110, 16, t += 0.01, true);
+  for (int i = 0; i < 5; ++i) s.observe(3, -1, 160, 16, t += 0.01, true);
+  std::optional<Decision> d;
+  for (int i = 0; i < 3; ++i)
+    if (auto x = s.observe(2, -1, 20000, 16, t += 0.01, true)) d = x;
+  REQUIRE(d);
+  INFO(d->reason);
+  CHECK(d->kind == Decision::Kind::detour);
+  CHECK(d->to_via == 3);
+}
+
 TEST_CASE("selector: two congested detours: one move on, then it stays; moves wait longer",
           "[runtime]") {
   PathSelector s = selector();
