@@ -75,7 +75,7 @@ class Daemon {
   std::unique_ptr<Relay> relay_;  ///< modes relay and adaptive
   std::unique_ptr<Runtime> runtime_;  ///< likewise
   const Doorbell& bell_;
-  std::vector<Ring> rings_;  ///< the keyed rings of the last drain (reused)
+  std::vector<Ring> rings_;      ///< the keyed rings of the last drain (reused)
   bool refusal_logged_ = false;  ///< of a forwarding priority the system refused
   int finalized_ranks_ = 0;
   int signal_ = 0;

@@ -45,7 +45,8 @@ int main(int argc, char** argv) {
 
   PMPI_Init(&argc, &argv);
   mcm::Doorbell doorbell;
-  doorbell.open(/*listen=*/true, /*stamped=*/true);  // best effort: without it, frames wait for a timed poll
+  // Best effort: without it, frames wait for a timed poll and probes are dated when read.
+  doorbell.open(/*listen=*/true, /*stamped=*/true);
   mcm::Layout layout = mcm::bootstrap(mcm::Role::daemon, doorbell.address());
   auto log = mcm::daemon::make_logger(options, layout.vm);
   if (options.topology) {

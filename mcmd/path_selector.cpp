@@ -63,9 +63,8 @@ const PathRecord* PathSelector::record(int destination, int via) const {
 }
 
 std::optional<Decision> PathSelector::observe(int destination, int via, double latency_us,
-                                              long long bytes, double now, bool probe,
-                                              double sent, double clock_uncertainty_us,
-                                              bool behind_own_frames) {
+                                              long long bytes, double now, bool probe, double sent,
+                                              double clock_uncertainty_us, bool behind_own_frames) {
   if (destination < 0 || destination >= vm_count() || destination == my_vm_) return std::nullopt;
   if (via >= vm_count() || via == my_vm_ || via == destination) return std::nullopt;
   if (!probe && via == via_[static_cast<size_t>(destination)] &&
@@ -135,7 +134,8 @@ double PathSelector::return_estimate(int destination, long long bytes, double no
   for (long long size : {bytes, suffered}) {
     if (size <= 0) continue;
     const double median = r->recent_median_excess_us(kReturnWindow, size);
-    if (!std::isnan(median)) typical = std::max(typical, base_(my_vm_, destination, bytes) + median);
+    if (!std::isnan(median))
+      typical = std::max(typical, base_(my_vm_, destination, bytes) + median);
   }
   return typical;
 }
@@ -208,29 +208,29 @@ std::optional<Decision> PathSelector::search(int destination, long long bytes, d
                   " of " + std::to_string(known) +
                   "): this VM's own uplink or CPU, which a detour leaves through as well");
   }
-  std::vector<int> options;
-  if (current >= 0) options.push_back(-1);
-  // Another detour only when this one's legs show the congestion (see the header).
+  // A detoured pair moves (to direct or another detour) only when this detour's legs show
+  // the congestion; otherwise it returns only by tick() (see the header).
   const bool may_move_on = current < 0 || leg_congested(destination, current, now);
+  std::vector<int> options;
+  if (current >= 0 && may_move_on) options.push_back(-1);
   for (int v : candidates_[static_cast<size_t>(destination)])
-    if (may_move_on && v != current && v != my_vm_ && v != destination && v >= 0 &&
-        v < vm_count())
+    if (may_move_on && v != current && v != my_vm_ && v != destination && v >= 0 && v < vm_count())
       options.push_back(v);
   int best = current;
   double best_us = kBetterBy * current_us;
   for (int v : options) {
-    const double us = v < 0 ? return_estimate(destination, bytes, now)
-                            : estimate(destination, v, bytes, now);
+    const double us =
+        v < 0 ? return_estimate(destination, bytes, now) : estimate(destination, v, bytes, now);
     if (!std::isnan(us) && us < best_us) {  // strict: ties keep the better-ranked option
       best = v;
       best_us = us;
     }
   }
-  if (best == current && !may_move_on && !candidates_[static_cast<size_t>(destination)].empty())
-    return stay("its legs are healthy: the relaying or the destination delays it, as it "
-                "would on another detour, and direct is not expected below " +
-                ms(kBetterBy * current_us) + " (70% of " + ms(current_us) + ", at " +
-                std::to_string(bytes) + " bytes)");
+  if (!may_move_on)
+    return stay(
+        "its legs are healthy: the relaying or the destination delays it, as it would on "
+        "another detour; back to direct once that is healthy for " +
+        std::to_string(static_cast<int>(hold(pair) * 1000)) + " ms");
   if (best == current)
     return stay("no alternative is expected below " + ms(kBetterBy * current_us) + " (70% of what " +
                 path_name(current) + " costs now, " + ms(current_us) + ", at " +

@@ -9,13 +9,15 @@
 //    (the lower median of this VM's direct paths' noises: scheduling delays are the
 //    machine's, a congestion is one path's) or the table's spread for the path, whichever
 //    is larger. Until the path has shown its noise at that size: the larger of the
-//    machine's and the table's, kInitialNoiseUs before any path showed one. When the path D's traffic uses has
-//    `consecutive` congested observations in a row, an alternative is searched: after a
-//    switch, not again for `return_after` x 2^h (h: moves from detour to detour since
-//    the pair left direct, at most 4: a detour is given time before it is judged, and
-//    more each time the pair had to move on); after a search that found nothing better,
-//    not again for `probe_interval` (the probes' next news), so a long episode with
-//    nothing better does not search on every message.
+//    machine's and the table's, kInitialNoiseUs before any path showed one. (Probes
+//    reach the selector less the delay the probes of their round shared at this VM:
+//    mcmd/probe_rounds.h.) When the path D's traffic uses has `consecutive` congested
+//    observations in a row, an alternative is searched: after a switch, not again for
+//    `return_after` x 2^h (h: moves from detour to detour since the pair left direct, at
+//    most 4: a detour is given time before it is judged, and more each time the pair had
+//    to move on); after a search that found nothing better, not again for
+//    `probe_interval` (the probes' next news), so a long episode with nothing better
+//    does not search on every message.
 //  - Selection: the candidates are the probe's ranked detours for D (mcm-probe: fastest
 //    first, within 25% by robustness) plus the direct path when the pair is detoured.
 //    Each is estimated at the triggering message's size: per leg, its base latency plus
@@ -25,23 +27,23 @@
 //    congested for `consecutive` observations in a row, detours through a VM whose own
 //    direct path from this VM is detoured (that first leg is the congested one, whatever
 //    its luckiest probe says), and detours whose own record ended congested less than
-//    kPeerReportTtl ago. A detoured pair moves to another
-//    detour only while one of its current detour's legs is congested (in a run of this
-//    VM's probes, or reported so by the intermediate): otherwise the lateness of its
-//    messages is the relaying's or the destination's, which every detour shares.
-//    A direct pair stays when every other
+//    kPeerReportTtl ago. The direct path, as the option of a detoured pair, is judged as
+//    a return judges it (return_estimate(): its typical cost, not its luckiest probe,
+//    and not while the peer reports the way back congested). Excesses, not ratios: the
+//    delays that are not the network's (a daemon's wake-up) add to small and large
+//    messages alike, and so does a standing queue. The cheapest estimate wins, ties to
+//    the better-ranked (robuster) one, if it is below kBetterBy x what the current path
+//    costs now (its base plus the least excess of its congested run); otherwise the pair
+//    stays (logged once per search).
+//    A detoured pair's search moves it (to another detour, or back to direct) only while
+//    one of its current detour's legs is congested (in a run of this VM's probes, or
+//    reported so by the intermediate): otherwise the lateness of its messages is the
+//    relaying's or the destination's, which every detour shares, and it stays until
+//    tick() finds the direct path healthy (a partly congested direct path costs a small
+//    message less than relaying does, but not the large ones it was left for). A direct pair stays when every other
 //    direct path from this VM seen in the last second (at least kSlowVmPaths of them) is
 //    in a congested run too: the slowness is this VM's own (its uplink, its CPU while it
-//    forwards a detour for others), and every detour leaves through it as well. (The
-//    delays that the probes of one round share are taken off before they get here:
-//    mcmd/probe_rounds.h.)
-//    Excesses, not ratios: the delays that are not the network's (a daemon's wake-up)
-//    add to small and large messages alike, and so does a standing queue. The cheapest
-//    estimate wins, ties to the better-ranked (robuster) one, if it is below kBetterBy x
-//    what the current path costs now (its base plus the least excess of its congested
-//    run); otherwise the pair stays (logged once per search). A detoured pair's search
-//    judges the direct path as a return does (return_estimate(): its typical cost, not
-//    its luckiest probe, and not while the peer reports the way back congested).
+//    forwards a detour for others), and every detour leaves through it as well.
 //  - Return: while detoured, the direct path is probed (Runtime), now and then with the
 //    size whose messages were late (suffered_bytes(): a flood that still takes the
 //    link's bandwidth delays those, not small probes); once all its
@@ -128,8 +130,7 @@ class PathSelector {
   std::optional<Decision> observe(int destination, int via, double latency_us, long long bytes,
                                   double now, bool probe,
                                   double sent = std::numeric_limits<double>::quiet_NaN(),
-                                  double clock_uncertainty_us = 0,
-                                  bool behind_own_frames = false);
+                                  double clock_uncertainty_us = 0, bool behind_own_frames = false);
   /// What `peer` reports about its own direct paths (direct_excess() there), received at
   /// `now`.
   void peer_report(int peer, std::vector<double> excess_us, double now);

@@ -177,12 +177,12 @@ void Runtime::send_probe(int peer, long long bytes) {
   MPI_Request request;
   head.t_send = mcm::wall_seconds();
   std::memcpy(probe->data(), &head, sizeof head);
-  PMPI_Isend(probe->data(), static_cast<int>(probe->size()), MPI_BYTE, daemon, path::kTagProbe,
-             layout_.private_comm, &request);
-  if (backlog_ && backlog_(peer) > 0) {
+  if (backlog_ && backlog_(peer) > 0) {  // it queues behind them on the same connection
     behind_frames_.insert(head.seq);
     ++probes_behind_frames_;
   }
+  PMPI_Isend(probe->data(), static_cast<int>(probe->size()), MPI_BYTE, daemon, path::kTagProbe,
+             layout_.private_comm, &request);
   poller_.watch(request, [probe](const MPI_Status&) {}, MpiPoller::Pace::background);
   doorbell_.ring(layout_.doorbell_of_world_rank[static_cast<size_t>(daemon)],
                  path::probe_ring_key(layout_.vm, head.seq));
@@ -237,10 +237,9 @@ void Runtime::on_probe_reply(int peer_vm, const std::vector<char>& bytes) {
 
 void Runtime::judge(const RoundProbe& p) {
   // The round's shared delay is this VM's own, not the path's (probe_rounds.h).
-  if (auto decision =
-          selector_.observe(p.vm, -1, std::max(0.0, p.latency_us - p.shared_us), p.bytes,
-                            mcm::wall_seconds(), true, p.sent, p.clock_uncertainty_us,
-                            p.behind_own_frames))
+  if (auto decision = selector_.observe(p.vm, -1, std::max(0.0, p.latency_us - p.shared_us),
+                                        p.bytes, mcm::wall_seconds(), true, p.sent,
+                                        p.clock_uncertainty_us, p.behind_own_frames))
     apply(*decision);
 }
 
@@ -420,7 +419,8 @@ void Runtime::log_summary() const {
     log_->info(
         "runtime: probes answered: {} stamped by their ring's arrival, read {:.0f} µs after "
         "it on average (max {:.0f} µs; {} more than 1 ms late), {} at their reading",
-        ring_stamped_, ring_stamped_ > 0 ? read_delay_sum_us_ / static_cast<double>(ring_stamped_) : 0.0,
+        ring_stamped_,
+        ring_stamped_ > 0 ? read_delay_sum_us_ / static_cast<double>(ring_stamped_) : 0.0,
         read_delay_max_us_, late_reads_, probes_answered_ - ring_stamped_);
   if (rounds_.rounds() > 0)
     log_->info(
@@ -428,7 +428,9 @@ void Runtime::log_summary() const {
         "other probes shared (this VM's own: {:.0f} µs on average, max {:.0f} µs); {} left "
         "behind this daemon's own frames to the same daemon (late ones not judged)",
         rounds_.rounds(), rounds_.shared_count(),
-        rounds_.shared_count() > 0 ? rounds_.shared_sum_us() / static_cast<double>(rounds_.shared_count()) : 0.0,
+        rounds_.shared_count() > 0
+            ? rounds_.shared_sum_us() / static_cast<double>(rounds_.shared_count())
+            : 0.0,
         rounds_.shared_max_us(), probes_behind_frames_);
   const std::string clocks = clocks_text(/*with_refreshes=*/true);
   if (!clocks.empty()) log_->info("runtime: clock offsets at the end:{}", clocks);

@@ -4,8 +4,8 @@
 #include <ifaddrs.h>
 #include <net/if.h>
 #include <netinet/in.h>
-#include <sys/socket.h>
 #include <poll.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -88,7 +88,8 @@ void Doorbell::drain(std::vector<Ring>* keyed) const {
       if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_TIMESTAMPNS) continue;
       timespec t{};
       std::memcpy(&t, CMSG_DATA(c), sizeof t);
-      keyed->push_back({key, static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9});
+      keyed->push_back(
+          {key, static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9});
     }
   }
 }

@@ -29,7 +29,8 @@ mcm::DoorbellAddress loopback(const mcm::Doorbell& bell) {
 
 }  // namespace
 
-TEST_CASE("a stamped doorbell hands back keyed rings with their arrival; unkeyed ones are dropped") {
+TEST_CASE(
+    "a stamped doorbell hands back keyed rings with their arrival; unkeyed ones are dropped") {
   mcm::Doorbell bell;
   REQUIRE(bell.open(/*listen=*/true, /*stamped=*/true));
   const mcm::DoorbellAddress to = loopback(bell);

@@ -392,8 +392,8 @@ TEST_CASE("selector: a congested detour moves on to the next one", "[runtime]") 
   CHECK(d->to_via == 3);
 }
 
-TEST_CASE("selector: a slow detour goes back only to a direct path that is typically better, "
-          "not to its luckiest probe",
+TEST_CASE("selector: a slow detour with healthy legs stays until direct is healthy; a congested "
+          "one does not go back to direct on its luckiest probe",
           "[runtime]") {
   PathSelector s = selector();
   double t = 0;
@@ -402,23 +402,34 @@ TEST_CASE("selector: a slow detour goes back only to a direct path that is typic
   // The flood's queue drains now and then: one probe in five crosses at once.
   for (int i = 0; i < 20; ++i) s.observe(1, -1, i % 5 == 4 ? 110 : 15000, 16, t += 0.05, true);
   t += 1.1;
-  // The detour's messages are slow (relaying), its legs healthy.
+  // The detour's messages are slow (relaying), its legs healthy: it stays.
   std::optional<Decision> d;
   for (int i = 0; i < 3; ++i)
     if (auto x = s.observe(1, 2, 20000, 16, t += 0.01, false)) d = x;
   REQUIRE(d);
   INFO(d->reason);
   CHECK(d->kind == Decision::Kind::stay);
+  CHECK(d->reason.find("its legs are healthy") != std::string::npos);
   CHECK(s.via(1) == 2);
-  // The flood is gone: direct is typically on time, and the slow detour goes back.
-  for (int i = 0; i < 20; ++i) s.observe(1, -1, 110, 16, t += 0.01, true);
+  // vm3 reports its path on to vm2 congested: the pair moves, to the other detour, not
+  // back to the direct path whose newest probe was lucky but which typically costs 15 ms.
   t += mcm::RuntimeConfig{}.probe_interval_ms / 1000.0;
+  s.peer_report(2, {NAN, INFINITY, NAN, NAN}, t);
   d.reset();
   for (int i = 0; i < 3; ++i)
     if (auto x = s.observe(1, 2, 20000, 16, t += 0.01, false)) d = x;
   REQUIRE(d);
-  CHECK(d->kind == Decision::Kind::back_to_direct);
-  CHECK(s.via(1) == -1);
+  INFO(d->reason);
+  CHECK(d->kind == Decision::Kind::detour);
+  CHECK(d->to_via == 3);
+  // The flood is gone: direct is healthy, and tick() brings the pair back.
+  std::vector<Decision> back;
+  for (int i = 0; i < 60 && back.empty(); ++i) {
+    s.observe(1, -1, 110, 16, t += 0.05, true);
+    back = s.tick(t);
+  }
+  REQUIRE(back.size() == 1);
+  CHECK(back[0].kind == Decision::Kind::back_to_direct);
 }
 
 TEST_CASE("selector: a late probe sent behind this VM's own frames to that daemon is not judged",

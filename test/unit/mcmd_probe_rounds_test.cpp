@@ -1,9 +1,9 @@
 // Probe rounds (mcmd/probe_rounds.h): the delay a round's probes share is the sending
 // VM's own and is taken off each; a path congested further on keeps its excess.
-#include "probe_rounds.h"
-
 #include <catch2/catch.hpp>
 #include <vector>
+
+#include "probe_rounds.h"
 
 using mcm::daemon::ProbeRounds;
 using mcm::daemon::RoundProbe;
@@ -28,9 +28,10 @@ double shared_of(const std::vector<RoundProbe>& released, int vm) {
 
 }  // namespace
 
-TEST_CASE("probe rounds: a round is released when its last reply comes, less the others' least "
-          "excess",
-          "[runtime]") {
+TEST_CASE(
+    "probe rounds: a round is released when its last reply comes, less the others' least "
+    "excess",
+    "[runtime]") {
   ProbeRounds rounds;
   CHECK(rounds.start(11, 3).empty());
   // The VM's uplink queued a burst: every probe of the round 1.5-1.7 ms late.
@@ -66,9 +67,10 @@ TEST_CASE("probe rounds: a link congested further on keeps its excess; every pat
   CHECK(7000 - shared_of(out, 2) == -200);
 }
 
-TEST_CASE("probe rounds: an incomplete round is released by the next, stragglers and extra probes "
-          "at once",
-          "[runtime]") {
+TEST_CASE(
+    "probe rounds: an incomplete round is released by the next, stragglers and extra probes "
+    "at once",
+    "[runtime]") {
   ProbeRounds rounds;
   rounds.start(1, 3);
   rounds.add(reply(1, 1, 900));

@@ -24,11 +24,11 @@
 //     (for a probe of at most kRingStampedProbeBytes that the poll woken by its ring
 //     found: the ring's arrival as the kernel stamped it, so a daemon that was not
 //     running when the probe came, on cores the application keeps busy, does not make
-//     the path look slow; otherwise when it read the probe) and at reply (each exchange refreshes the
-//     prober's estimate of the peer's clock offset, mcmd/clock_tracker.h) and, after
-//     it, one double per VM: the
-//     current excess (µs) of its direct path to that VM over the base latency, +inf while
-//     that path is congested, NaN when unknown (PathSelector::direct_excess). The prober
+//     the path look slow; otherwise when it read the probe) and at reply (each exchange
+//     refreshes the prober's estimate of the peer's clock offset, mcmd/clock_tracker.h)
+//     and, after it, one double per VM: the current excess (µs) of its direct path to
+//     that VM over the base latency, +inf while that path is congested, NaN when unknown
+//     (PathSelector::direct_excess). The prober
 //     gets one observation of its direct path to the peer, and the peer's view of its
 //     paths, which ranks detours through the peer. The reply rings no doorbell: its
 //     latency was taken at receipt by the peer (t_received), so the prober reads it at
@@ -80,7 +80,9 @@ constexpr std::uint64_t probe_ring_key(int vm, std::uint64_t seq) {
   return (std::uint64_t{0x50} << 56) | (static_cast<std::uint64_t>(vm + 1) << 40) |
          (seq & ((std::uint64_t{1} << 40) - 1));
 }
-constexpr bool is_probe_ring_key(std::uint64_t key) { return (key >> 56) == 0x50; }
+constexpr bool is_probe_ring_key(std::uint64_t key) {
+  return (key >> 56) == 0x50;
+}
 
 /// Rule 4: the largest probe (bytes, padding included); below Open MPI's TCP eager limit.
 constexpr int kMaxProbeBytes = 61440;
