@@ -27,6 +27,16 @@ PathSelector selector(mcm::RuntimeConfig config = {}) {
 
 constexpr long long kBytes = 64000;  // base 164 µs
 
+/// Three application messages on path (destination, via), 10 ms apart from `t` on, each
+/// `latency_us`: the last decision they triggered.
+std::optional<Decision> feed(PathSelector& s, double& t, int destination, int via,
+                             double latency_us, long long bytes) {
+  std::optional<Decision> d;
+  for (int i = 0; i < 3; ++i)
+    if (auto x = s.observe(destination, via, latency_us, bytes, t += 0.01, false)) d = x;
+  return d;
+}
+
 }  // namespace
 
 TEST_CASE("zones: factors of the base latency, and a minimum excess", "[runtime]") {
@@ -363,35 +373,6 @@ TEST_CASE("selector: no return while the reverse path is congested", "[runtime]"
   CHECK(s.tick(t).size() == 1);
 }
 
-TEST_CASE("selector: a congested detour moves on to the next one", "[runtime]") {
-  PathSelector s = selector();
-  double t = 0;
-  for (int i = 0; i < 3; ++i) s.observe(1, -1, 20000, kBytes, t += 0.01, false);
-  REQUIRE(s.via(1) == 2);
-  for (int i = 0; i < 3; ++i) s.observe(1, -1, 20000, 16, t += 0.01, true);  // direct still bad
-  t += 1.1;  // past the search rate limit
-  // Late messages on the detour while its legs are healthy: the relaying's or the
-  // destination's delay, which the other detour would add as well. It stays.
-  std::optional<Decision> d;
-  for (int i = 0; i < 3; ++i)
-    if (auto x = s.observe(1, 2, 25000, kBytes, t += 0.01, false)) d = x;
-  REQUIRE(d);
-  CHECK(d->kind == Decision::Kind::stay);
-  CHECK(d->reason.find("its legs are healthy") != std::string::npos);
-  CHECK(s.via(1) == 2);
-  // vm3 reports its path on to vm2 congested: the detour moves on.
-  t += mcm::RuntimeConfig{}.probe_interval_ms / 1000.0;
-  s.peer_report(2, {NAN, INFINITY, NAN, NAN}, t);
-  d.reset();
-  for (int i = 0; i < 3; ++i)
-    if (auto x = s.observe(1, 2, 25000, kBytes, t += 0.01, false)) d = x;
-  REQUIRE(d);
-  INFO(d->reason);
-  CHECK(d->kind == Decision::Kind::detour);
-  CHECK(d->from_via == 2);
-  CHECK(d->to_via == 3);
-}
-
 TEST_CASE("selector: a slow detour with healthy legs stays until direct is healthy; a congested "
           "one does not go back to direct on its luckiest probe",
           "[runtime]") {
@@ -403,9 +384,7 @@ TEST_CASE("selector: a slow detour with healthy legs stays until direct is healt
   for (int i = 0; i < 20; ++i) s.observe(1, -1, i % 5 == 4 ? 110 : 15000, 16, t += 0.05, true);
   t += 1.1;
   // The detour's messages are slow (relaying), its legs healthy: it stays.
-  std::optional<Decision> d;
-  for (int i = 0; i < 3; ++i)
-    if (auto x = s.observe(1, 2, 20000, 16, t += 0.01, false)) d = x;
+  std::optional<Decision> d = feed(s, t, 1, 2, 20000, 16);
   REQUIRE(d);
   INFO(d->reason);
   CHECK(d->kind == Decision::Kind::stay);
@@ -415,12 +394,11 @@ TEST_CASE("selector: a slow detour with healthy legs stays until direct is healt
   // back to the direct path whose newest probe was lucky but which typically costs 15 ms.
   t += mcm::RuntimeConfig{}.probe_interval_ms / 1000.0;
   s.peer_report(2, {NAN, INFINITY, NAN, NAN}, t);
-  d.reset();
-  for (int i = 0; i < 3; ++i)
-    if (auto x = s.observe(1, 2, 20000, 16, t += 0.01, false)) d = x;
+  d = feed(s, t, 1, 2, 20000, 16);
   REQUIRE(d);
   INFO(d->reason);
   CHECK(d->kind == Decision::Kind::detour);
+  CHECK(d->from_via == 2);
   CHECK(d->to_via == 3);
   // The flood is gone: direct is healthy, and tick() brings the pair back.
   std::vector<Decision> back;
