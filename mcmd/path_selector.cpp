@@ -210,11 +210,15 @@ std::optional<Decision> PathSelector::search(int destination, long long bytes, d
   }
   // A detoured pair moves (to direct or another detour) only when this detour's legs show
   // the congestion; otherwise it returns only by tick() (see the header).
-  const bool may_move_on = current < 0 || leg_congested(destination, current, now);
+  if (current >= 0 && !leg_congested(destination, current, now))
+    return stay(
+        "its legs are healthy: the relaying or the destination delays it, as it would on "
+        "another detour; back to direct once that is healthy for " +
+        std::to_string(static_cast<int>(hold(pair) * 1000)) + " ms");
   std::vector<int> options;
-  if (current >= 0 && may_move_on) options.push_back(-1);
+  if (current >= 0) options.push_back(-1);
   for (int v : candidates_[static_cast<size_t>(destination)])
-    if (may_move_on && v != current && v != my_vm_ && v != destination && v >= 0 && v < vm_count())
+    if (v != current && v != my_vm_ && v != destination && v >= 0 && v < vm_count())
       options.push_back(v);
   int best = current;
   double best_us = kBetterBy * current_us;
@@ -226,11 +230,6 @@ std::optional<Decision> PathSelector::search(int destination, long long bytes, d
       best_us = us;
     }
   }
-  if (!may_move_on)
-    return stay(
-        "its legs are healthy: the relaying or the destination delays it, as it would on "
-        "another detour; back to direct once that is healthy for " +
-        std::to_string(static_cast<int>(hold(pair) * 1000)) + " ms");
   if (best == current)
     return stay("no alternative is expected below " + ms(kBetterBy * current_us) + " (70% of what " +
                 path_name(current) + " costs now, " + ms(current_us) + ", at " +
