@@ -310,8 +310,12 @@ std::vector<Decision> PathSelector::tick(double now) {
     const double direct_us = base(d, -1, last.bytes) +
                              direct->recent_median_excess_us(kReturnWindow, last.bytes);
     const double detour_us = estimate(d, current, last.bytes, now);
+    // Give or take the machine's noise, and never less than the smallest excess that
+    // counts as congestion anywhere (min_excess_us): the noise of probes judged by round
+    // can be tens of µs, below what the raw probes of a detoured direct path wobble.
     double slack = machine_noise_us(last.bytes, /*except=*/d);
     if (std::isnan(slack)) slack = kInitialNoiseUs;
+    slack = std::max(slack, static_cast<double>(config_.min_excess_us));
     if (!std::isnan(direct_us) && !std::isnan(detour_us) && direct_us > detour_us + slack)
       continue;
     Decision back;

@@ -52,7 +52,7 @@
 //    does not report its own path back to this VM congested (TCP's acknowledgements of
 //    this direction travel that way: small probes pass, large messages stall), and while
 //    the direct path does not typically cost more than the detour by more than the
-//    machine's noise (the median of its kReturnWindow newest observations at the newest
+//    machine's noise or min_excess_us, whichever is larger (the median of its kReturnWindow newest observations at the newest
 //    probe's size: a standing queue that probes cross within the margin, or at once now
 //    and then, still costs), the pair returns to direct. So one congestion
 //    episode gives one switch away and one back.

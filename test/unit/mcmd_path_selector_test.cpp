@@ -333,6 +333,28 @@ TEST_CASE("selector: no return while the direct path costs more than the detour"
   CHECK(back[0].reason.find("against 0.20 ms via vm3") != std::string::npos);
 }
 
+TEST_CASE("selector: on a quiet machine a return tolerates min_excess_us over the detour",
+          "[runtime]") {
+  // The other paths' probes wobble by 10 µs (judged by round); the detoured pair's direct
+  // path, healthy again, reads 0.4 ms over its base (raw probes): within min_excess_us of
+  // the detour's 0.2 ms, it returns.
+  PathSelector s = selector();
+  double t = 0;
+  for (int i = 0; i < 10; ++i) {
+    s.observe(2, -1, 110, 16, t += 0.01, true);
+    s.observe(3, -1, 110, 16, t += 0.01, true);
+  }
+  for (int i = 0; i < 3; ++i) s.observe(1, -1, 20000, 16, t += 0.01, true);
+  REQUIRE(s.via(1) == 2);
+  std::vector<Decision> back;
+  for (int i = 0; i < 60 && back.empty(); ++i) {
+    s.observe(1, -1, 500, 16, t += 0.05, true);
+    back = s.tick(t);
+  }
+  REQUIRE(back.size() == 1);
+  CHECK(back[0].kind == Decision::Kind::back_to_direct);
+}
+
 TEST_CASE("selector: messages sent before a return are the old route's backlog, not news",
           "[runtime]") {
   PathSelector s = selector();
