@@ -37,6 +37,16 @@ std::optional<Decision> feed(PathSelector& s, double& t, int destination, int vi
   return d;
 }
 
+/// Probes of 16 bytes on the direct path to vm2, `latency_us` each, 50 ms apart, each
+/// followed by a tick, until the tick returns something or `n` probes: what it returned.
+std::vector<Decision> probe_until_return(PathSelector& s, double& t, double latency_us, int n) {
+  std::vector<Decision> back;
+  for (int i = 0; i < n && back.empty(); ++i) {
+    s.observe(1, -1, latency_us, 16, t += 0.05, true);
+    back = s.tick(t);
+  }
+  return back;
+}
 }  // namespace
 
 TEST_CASE("zones: factors of the base latency, and a minimum excess", "[runtime]") {
@@ -324,11 +334,7 @@ TEST_CASE("selector: no return while the direct path costs more than the detour"
     s.observe(1, -1, i % 2 ? 110 : 4100, 16, t += 0.05, true);
     CHECK(s.tick(t).empty());
   }
-  std::vector<Decision> back;
-  for (int i = 0; i < 30 && back.empty(); ++i) {
-    s.observe(1, -1, 110, 16, t += 0.05, true);
-    back = s.tick(t);
-  }
+  const std::vector<Decision> back = probe_until_return(s, t, 110, 30);
   REQUIRE(back.size() == 1);
   CHECK(back[0].reason.find("against 0.20 ms via vm3") != std::string::npos);
 }
@@ -346,11 +352,7 @@ TEST_CASE("selector: on a quiet machine a return tolerates min_excess_us over th
   }
   for (int i = 0; i < 3; ++i) s.observe(1, -1, 20000, 16, t += 0.01, true);
   REQUIRE(s.via(1) == 2);
-  std::vector<Decision> back;
-  for (int i = 0; i < 60 && back.empty(); ++i) {
-    s.observe(1, -1, 500, 16, t += 0.05, true);
-    back = s.tick(t);
-  }
+  const std::vector<Decision> back = probe_until_return(s, t, 500, 60);
   REQUIRE(back.size() == 1);
   CHECK(back[0].kind == Decision::Kind::back_to_direct);
 }
@@ -423,11 +425,7 @@ TEST_CASE("selector: a slow detour with healthy legs stays until direct is healt
   CHECK(d->from_via == 2);
   CHECK(d->to_via == 3);
   // The flood is gone: direct is healthy, and tick() brings the pair back.
-  std::vector<Decision> back;
-  for (int i = 0; i < 60 && back.empty(); ++i) {
-    s.observe(1, -1, 110, 16, t += 0.05, true);
-    back = s.tick(t);
-  }
+  const std::vector<Decision> back = probe_until_return(s, t, 110, 60);
   REQUIRE(back.size() == 1);
   CHECK(back[0].kind == Decision::Kind::back_to_direct);
 }
