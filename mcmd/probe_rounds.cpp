@@ -24,7 +24,6 @@ std::vector<RoundProbe> ProbeRounds::add(const RoundProbe& probe) {
 std::vector<RoundProbe> ProbeRounds::release() {
   std::vector<RoundProbe> out;
   out.swap(replies_);
-  if (count_ == 0 && out.empty()) return out;
   count_ = 0;
   if (out.empty()) return out;
   ++rounds_;

@@ -30,8 +30,7 @@ struct RoundProbe {
   double latency_us = 0;  ///< one-way, as measured
   double excess_us = 0;   ///< over the base for its size
   long long bytes = 0;
-  double sent = 0;      ///< this VM's clock, seconds
-  double received = 0;  ///< when the reply came (this VM's clock)
+  double sent = 0;  ///< this VM's clock, seconds
   double clock_uncertainty_us = 0;
   bool behind_own_frames = false;  ///< sent behind this VM's own frames to that daemon
   double shared_us = 0;            ///< set on release: the round's shared delay for this probe
