@@ -127,7 +127,8 @@ static void write_record() {
                "world_rank: %d\nvm: %d\nmessages_sent: %llu\nbytes_sent: %llu\nframes_sent: %llu\n"
                "messages_received: %llu\nbytes_received: %llu\nmatch_acks_sent: %llu\n"
                "late_messages: %llu\npath_acks_sent: %llu\nroute_updates: %llu\n"
-               "native_sends: %llu\nfences: %llu\nnatives_taken: %llu\nflushes: %llu\n",
+               "native_sends: %llu\nfences: %llu\nnatives_taken: %llu\nflushes: %llu\n"
+               "detoured_messages: %llu\n",
                g_layout.world_rank, g_layout.vm, static_cast<unsigned long long>(c.messages_sent),
                static_cast<unsigned long long>(c.bytes_sent),
                static_cast<unsigned long long>(c.frames_sent),
@@ -140,7 +141,8 @@ static void write_record() {
                static_cast<unsigned long long>(c.native_sends),
                static_cast<unsigned long long>(c.fences),
                static_cast<unsigned long long>(c.natives_taken),
-               static_cast<unsigned long long>(c.flushes));
+               static_cast<unsigned long long>(c.flushes),
+               static_cast<unsigned long long>(engine.detoured_messages()));
   std::fclose(f);
 }
 

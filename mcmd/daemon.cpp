@@ -54,7 +54,7 @@ Daemon::Daemon(const Layout& layout, const DaemonOptions& options, const Doorbel
     runtime_ = std::make_unique<Runtime>(
         layout_, poller_, io_, doorbell, options.runtime,
         options.topology ? &*options.topology : nullptr, relay_->vm_names(),
-        relay_->pinned_destinations(), options.mode == Mode::adaptive, log_);
+        relay_->static_vias(), options.mode == Mode::adaptive, log_);
     relay_->set_dynamic_routes([this](int vm) { return runtime_->via(vm); });
     runtime_->set_backlog([this](int vm) { return relay_->unmatched_at(vm); });
   }

@@ -58,7 +58,10 @@ Hop HopRouter::route(int sender, int destination, wire::Envelope& e) {
     return hop;
   }
   hop.role = HopRole::transit;
-  hop.next = daemon_of(destination_vm);
+  // A rank of another VM sent it here itself (a direct detour through this VM, mode
+  // adaptive): this is the only daemon on its way, so it goes to its rank. From a daemon:
+  // on to the destination VM's daemon.
+  hop.next = is_daemon(sender) ? daemon_of(destination_vm) : destination;
   return hop;
 }
 

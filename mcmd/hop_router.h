@@ -9,7 +9,9 @@
 //     frame, and send to the daemon of `via`, or of D's VM when via is -1;
 //   - otherwise, D on this VM -> destination: deliver to D, stamping t_arrive on the
 //     message's last frame;
-//   - otherwise -> in transit: send to the daemon of D's VM.
+//   - otherwise -> in transit: from a daemon, send to the daemon of D's VM; from an
+//     application rank of another VM (a direct detour of mode adaptive, wire.h rule 7:
+//     this VM is its `via`), send to D itself.
 // kMatchAck frames follow the same rules: they are frames travelling to their rank D.
 #pragma once
 

@@ -102,11 +102,11 @@ void Relay::start(std::function<void(bool, bool)> also) {
   });
 }
 
-std::vector<bool> Relay::pinned_destinations() const {
-  std::vector<bool> pinned(static_cast<size_t>(layout_.daemon_count), false);
+std::vector<int> Relay::static_vias() const {
+  std::vector<int> vias(static_cast<size_t>(layout_.daemon_count), -1);
   for (int vm = 0; vm < layout_.daemon_count; ++vm)
-    pinned[static_cast<size_t>(vm)] = router_.routes().via(layout_.vm, vm) >= 0;
-  return pinned;
+    vias[static_cast<size_t>(vm)] = router_.routes().via(layout_.vm, vm);
+  return vias;
 }
 
 MpiPoller::Progress Relay::step(bool rang) {

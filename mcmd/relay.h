@@ -81,8 +81,9 @@ class Relay {
   std::size_t unmatched_at(int vm) const { return pool_.unmatched_at(vm); }
   /// Every VM's host name, by VM index.
   const std::vector<std::string>& vm_names() const { return vm_names_; }
-  /// Per destination VM: whether a static route decides this VM's traffic to it.
-  std::vector<bool> pinned_destinations() const;
+  /// Per destination VM: the via of the static route that decides this VM's traffic to
+  /// it, -1 where none does.
+  std::vector<int> static_vias() const;
 
   /// Keeps forwarding until no frame is held, then stops and calls done(true). After
   /// `grace` with frames still held (frames no application rank received: an erroneous

@@ -24,7 +24,7 @@ std::string noise_text(double us) {
 
 Runtime::Runtime(const Layout& layout, MpiPoller& poller, boost::asio::io_context& io,
                  const Doorbell& doorbell, const RuntimeConfig& config, const mcm::Topology* table,
-                 std::vector<std::string> vm_names, std::vector<bool> pinned, bool notify_ranks,
+                 std::vector<std::string> vm_names, std::vector<int> static_vias, bool notify_ranks,
                  std::shared_ptr<spdlog::logger> log)
     : layout_(layout),
       poller_(poller),
@@ -37,10 +37,13 @@ Runtime::Runtime(const Layout& layout, MpiPoller& poller, boost::asio::io_contex
       selector_([&] {
         TableView view = view_table(table, vm_names_, layout.vm);
         classifying_ = view.measured_paths > 0;
+        std::vector<bool> pinned;
+        for (int via : static_vias) pinned.push_back(via >= 0);
         return PathSelector(layout.vm, config, std::move(view.base), std::move(view.candidates),
                             std::move(pinned), vm_names_, std::move(view.spread));
       }()),
       notify_ranks_(notify_ranks),
+      static_vias_(std::move(static_vias)),
       timer_(io),
       flip_timer_(io),
       acks_from_(static_cast<size_t>(layout.daemon_count), 0),
@@ -87,9 +90,9 @@ void Runtime::start() {
   const bool flipping = notify_ranks_ && probing_ && config_.flip_routes_ms > 0;
   if (notify_ranks_) {
     for (int vm = 0; vm < layout_.daemon_count; ++vm)
-      if (vm != layout_.vm && selector_.pinned(vm)) notify(vm, /*through_daemons=*/true);
+      if (vm != layout_.vm && selector_.pinned(vm)) notify(vm, true, static_vias_[static_cast<size_t>(vm)]);
     if (flipping) flip(/*to_daemons=*/true);
-    notify(wire::kInitialRoutesEnd, false);
+    notify(wire::kInitialRoutesEnd, false, -1);
   }
   if (probing_) on_timer();
   if (flipping) {
@@ -118,7 +121,7 @@ void Runtime::flip(bool to_daemons) {
           break;
         }
       }
-    notify(vm, flipped_ || selector_.detoured(vm));
+    notify(vm, flipped_ || selector_.detoured(vm), via(vm));
   }
 }
 
@@ -351,14 +354,15 @@ void Runtime::apply(const Decision& d) {
                  selector_.path_name(d.from_via), d.reason);
       break;
   }
-  if (notify_ranks_) notify(d.destination, d.to_via >= 0);
+  if (notify_ranks_) notify(d.destination, d.to_via >= 0, d.to_via);
 }
 
-void Runtime::notify(int destination_vm, bool through_daemons) {
+void Runtime::notify(int destination_vm, bool through_daemons, int via) {
   for (int rank : local_ranks_) {
     auto e = std::make_shared<wire::Envelope>();
     e->kind = wire::kRouteUpdate;
     e->flags = through_daemons ? wire::kFlagThroughDaemons : 0;
+    e->via = static_cast<std::int16_t>(via);
     e->source = layout_.world_rank;
     e->destination = rank;
     e->tag = destination_vm;

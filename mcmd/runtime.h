@@ -52,11 +52,12 @@ namespace mcm::daemon {
 
 class Runtime {
  public:
-  /// `pinned[d]`: a static route decides this VM's traffic to d. `notify_ranks`: mode
+  /// `static_vias[d]`: the via of the static route that decides this VM's traffic to d
+  /// (pins it), -1 where none does. `notify_ranks`: mode
   /// adaptive (ranks send directly while healthy and must hear of switches).
   Runtime(const Layout& layout, MpiPoller& poller, boost::asio::io_context& io,
           const Doorbell& doorbell, const RuntimeConfig& config, const mcm::Topology* table,
-          std::vector<std::string> vm_names, std::vector<bool> pinned, bool notify_ranks,
+          std::vector<std::string> vm_names, std::vector<int> static_vias, bool notify_ranks,
           std::shared_ptr<spdlog::logger> log);
 
   void start();
@@ -101,7 +102,9 @@ class Runtime {
   void judge(const RoundProbe& probe);
   void on_acks(const std::vector<char>& bytes);
   void apply(const Decision& decision);
-  void notify(int destination_vm, bool through_daemons);
+  /// Tells this VM's ranks how to send to `destination_vm` (wire.h rule 7): natively,
+  /// or through the daemons: straight to VM `via`'s daemon, or with `via` -1 to this VM's.
+  void notify(int destination_vm, bool through_daemons, int via);
   void check_quiesced();
   void ring(int world_rank) const;
   std::string pair_name(int destination) const;
@@ -123,6 +126,7 @@ class Runtime {
   std::unordered_set<std::uint64_t> behind_frames_;
   std::uint64_t probes_behind_frames_ = 0;
   bool notify_ranks_;
+  std::vector<int> static_vias_;  ///< by destination VM, -1: not pinned
   std::vector<int> local_ranks_;
   boost::asio::steady_timer timer_;
   boost::asio::steady_timer flip_timer_;

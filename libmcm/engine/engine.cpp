@@ -294,7 +294,7 @@ void Engine::on_frame(const wire::Envelope& e, const char* payload) {
     return;
   }
   if (e.kind == wire::kRouteUpdate) {
-    frames_.set_through_daemons(e.tag, (e.flags & wire::kFlagThroughDaemons) != 0);
+    frames_.set_through_daemons(e.tag, (e.flags & wire::kFlagThroughDaemons) != 0, e.via);
     ++counters_.route_updates;
     return;
   }
@@ -455,6 +455,11 @@ void Engine::complete(Op* op) {
     --detached_;
     delete op;
   }
+}
+
+void Engine::note_blocked_in_mpi(double start) {
+  const double now = mcm::wall_seconds();
+  if (now - start > kPollGap) last_progress_end_ = now;
 }
 
 bool Engine::progress() {

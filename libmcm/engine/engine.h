@@ -143,6 +143,8 @@ class Engine {
     std::uint64_t native_sends = 0, fences = 0, natives_taken = 0, flushes = 0;
   };
   const Counters& counters() const { return counters_; }
+  /// Messages sent straight to another VM's daemon (direct detours, mcm/wire.h rule 7).
+  std::uint64_t detoured_messages() const { return frames_.detoured_messages(); }
   /// Late-message records handed to MPI for the source daemons (== late_messages after
   /// stop()).
   std::uint64_t late_acks_sent() const { return late_.sent(); }
@@ -235,6 +237,13 @@ class Engine {
   bool reporting_ = false;         ///< a daemon serves this VM: late messages are reported
   double last_progress_end_ = 0;  ///< when the previous progress() ended (arrival bounds)
   double gap_start_ = 0, gap_end_ = 0;  ///< the latest gap between progress rounds
+  /// A blocking wait inside MPI that began at `start` just returned. MPI reads what is
+  /// on the wire in its first turn, so a wait that lasted more than kPollGap found no
+  /// frame at its start: what woke it (and what came with it) arrived during the wait,
+  /// while the rank was in MPI, and is dated now, precisely (the frames of a direct
+  /// detour bring no daemon's stamp, mcm/wire.h rule 7). A shorter wait changes nothing:
+  /// its frame may have come during the gap before it.
+  void note_blocked_in_mpi(double start);
   Matcher<Message, Op> matcher_;
   MPI_Comm self_ = MPI_COMM_NULL;  ///< private dup of MPI_COMM_SELF for unpacking
   std::unordered_map<MPI_Request, Op*> ops_;

@@ -18,6 +18,7 @@ constexpr int kRendezvousFromBytes = 4096;
 void FrameIO::start(const mcm::Layout& layout, std::size_t chunk_bytes, bool via_daemons,
                     const Doorbell& bell, bool adaptive) {
   through_daemons_.assign(static_cast<size_t>(std::max(layout.daemon_count, 0)), adaptive ? 0 : 1);
+  via_of_vm_.assign(through_daemons_.size(), -1);
   layout_ = &layout;
   chunk_bytes_ = std::max<std::size_t>(chunk_bytes, 1024);
   via_daemons_ = via_daemons && layout.local_daemon >= 0;
@@ -32,7 +33,7 @@ void FrameIO::start(const mcm::Layout& layout, std::size_t chunk_bytes, bool via
       PMPI_Recv(&e, sizeof e, MPI_BYTE, layout.local_daemon, my_tag_, layout.private_comm,
                 MPI_STATUS_IGNORE);
       if (e.kind != wire::kRouteUpdate || e.tag == wire::kInitialRoutesEnd) break;
-      set_through_daemons(e.tag, (e.flags & wire::kFlagThroughDaemons) != 0);
+      set_through_daemons(e.tag, (e.flags & wire::kFlagThroughDaemons) != 0, e.via);
     }
     attention_buffer_.resize(sizeof(wire::Envelope) + chunk_bytes_);
     post_attention();
@@ -70,8 +71,9 @@ void FrameIO::completed(std::size_t index, const MPI_Request& left, const MPI_St
 void FrameIO::post(std::unique_ptr<char[]> buffer, int bytes, int hop, int tag, Op* op,
                    Lane* lane) {
   MPI_Request request;
-  if (lane != nullptr && bytes <= kRendezvousFromBytes) {
-    // An eager frame: only a synchronous send tells when the daemon matched it.
+  if (lane != nullptr && (bytes <= kRendezvousFromBytes || hop != layout_->local_daemon)) {
+    // An eager frame (on TCP, to another VM's daemon, up to 64 KiB): only a synchronous
+    // send tells when the daemon matched it.
     PMPI_Issend(buffer.get(), bytes, MPI_BYTE, hop, tag, layout_->private_comm, &request);
   } else {
     // Above the eager limit the send completes only once matched anyway (rendezvous).
@@ -85,38 +87,51 @@ void FrameIO::post(std::unique_ptr<char[]> buffer, int bytes, int hop, int tag, 
 
 bool FrameIO::post_waiting(Lane& lane) {
   bool posted = false;
+  int rung = -1;
   while (!lane.waiting.empty() &&
          (lane.unmatched == 0 ||
           lane.unmatched + wire::charge(static_cast<std::size_t>(lane.waiting.front().bytes)) <=
               lane_window_bytes_)) {
     Waiting& w = lane.waiting.front();
-    post(std::move(w.buffer), w.bytes, layout_->local_daemon, lane.tag, w.op, &lane);
+    const int hop = w.hop;
+    post(std::move(w.buffer), w.bytes, hop, lane.tag, w.op, &lane);
     lane.waiting.pop_front();
+    if (hop != rung) bell_->ring(layout_->doorbell_of_world_rank[static_cast<size_t>(hop)]);
+    rung = hop;
     --waiting_frames_;
     posted = true;
   }
   return posted;
 }
 
-void FrameIO::set_through_daemons(int vm, bool through) {
-  if (vm >= 0 && vm < static_cast<int>(through_daemons_.size()))
-    through_daemons_[static_cast<size_t>(vm)] = through ? 1 : 0;
+void FrameIO::set_through_daemons(int vm, bool through, int via) {
+  if (vm < 0 || vm >= static_cast<int>(through_daemons_.size())) return;
+  through_daemons_[static_cast<size_t>(vm)] = through ? 1 : 0;
+  const bool usable = through && via >= 0 && via != vm && via != layout_->vm &&
+                      via < static_cast<int>(layout_->daemon_of_vm.size()) &&
+                      layout_->daemon_of_vm[static_cast<size_t>(via)] >= 0;
+  via_of_vm_[static_cast<size_t>(vm)] = usable ? via : -1;
 }
 
 int FrameIO::next_hop(int destination) const {
   const int vm = layout_->vm_of_world_rank[static_cast<size_t>(destination)];
   if (!via_daemons_ || vm == layout_->vm || vm < 0 || !through_daemons_[static_cast<size_t>(vm)])
     return destination;
-  return layout_->local_daemon;
+  const int via = via_of_vm_[static_cast<size_t>(vm)];
+  return via >= 0 ? layout_->daemon_of_vm[static_cast<size_t>(via)] : layout_->local_daemon;
 }
 
 int FrameIO::send(wire::Envelope e, const char* payload, Op* op) {
   const int hop = next_hop(e.destination);
   const int tag = wire::data_tag(e.destination);
   Lane* lane = nullptr;
-  if (hop == layout_->local_daemon) {
+  if (hop != e.destination) {  // to a daemon: this VM's, or a direct detour's via
     lane = &lanes_[e.destination];
     lane->tag = tag;
+    if (hop != layout_->local_daemon) {
+      e.via = static_cast<std::int16_t>(layout_->vm_of_world_rank[static_cast<size_t>(hop)]);
+      ++detoured_messages_;
+    }
   }
   int frames = 0;
   std::uint64_t offset = 0;
@@ -131,7 +146,7 @@ int FrameIO::send(wire::Envelope e, const char* payload, Op* op) {
     const int bytes = static_cast<int>(sizeof e + n);
     if (lane != nullptr) {
       // In order behind any frame for the same destination already waiting.
-      lane->waiting.push_back(Waiting{std::move(buffer), bytes, op});
+      lane->waiting.push_back(Waiting{std::move(buffer), bytes, hop, op});
       ++waiting_frames_;
     } else {
       post(std::move(buffer), bytes, hop, tag, op, nullptr);
@@ -139,8 +154,10 @@ int FrameIO::send(wire::Envelope e, const char* payload, Op* op) {
     offset += n;
     ++frames;
   } while (offset < e.message_bytes);
-  if (lane != nullptr) post_waiting(*lane);
-  bell_->ring(layout_->doorbell_of_world_rank[static_cast<size_t>(hop)]);
+  if (lane != nullptr)
+    post_waiting(*lane);  // rings the daemons it posted to
+  else
+    bell_->ring(layout_->doorbell_of_world_rank[static_cast<size_t>(hop)]);
   return frames;
 }
 
@@ -163,10 +180,7 @@ void FrameIO::compact(const SentHandler& on_sent) {
   }
   requests_.resize(keep);
   posted_.resize(keep);
-  bool posted = false;
-  for (Lane* lane : freed_lanes_) posted = post_waiting(*lane) || posted;
-  if (posted)
-    bell_->ring(layout_->doorbell_of_world_rank[static_cast<size_t>(layout_->local_daemon)]);
+  for (Lane* lane : freed_lanes_) post_waiting(*lane);
   for (Op* op : sent_) on_sent(op);
 }
 

@@ -50,8 +50,10 @@ class FrameIO {
   /// straight to their rank until set_through_daemons() says otherwise (wire.h rule 7).
   void start(const mcm::Layout& layout, std::size_t chunk_bytes, bool via_daemons,
              const Doorbell& bell, bool adaptive = false);
-  /// Mode adaptive: whether frames for ranks of VM `vm` go through this VM's daemon.
-  void set_through_daemons(int vm, bool through);
+  /// Mode adaptive: whether frames for ranks of VM `vm` go through the daemons, and
+  /// through which: `via` >= 0 sends them straight to VM `via`'s daemon, which hands them
+  /// to their rank (a direct detour, wire.h rule 7); -1 to this VM's daemon.
+  void set_through_daemons(int vm, bool through, int via = -1);
   bool through_daemons(int vm) const {
     return vm >= 0 && vm < static_cast<int>(through_daemons_.size()) &&
            through_daemons_[static_cast<size_t>(vm)] != 0;
@@ -75,13 +77,16 @@ class FrameIO {
 
   /// Frames handed to MPI and not yet completed, or waiting for their lane's window.
   std::size_t in_flight() const { return requests_.size() + waiting_frames_; }
+  /// Messages (of every kind) sent straight to another VM's daemon: direct detours.
+  std::uint64_t detoured_messages() const { return detoured_messages_; }
   /// The most frame bytes (wire::charge()) of one destination unmatched at the daemon.
   std::size_t lane_window_bytes() const { return lane_window_bytes_; }
 
  private:
-  struct Waiting {  ///< a frame for the daemon, waiting for room in its lane's window
+  struct Waiting {  ///< a frame for a daemon, waiting for room in its lane's window
     std::unique_ptr<char[]> buffer;
     int bytes = 0;
+    int hop = -1;  ///< the daemon it goes to (world rank), chosen for its whole message
     Op* op = nullptr;
   };
   struct Lane {  ///< frames for one destination that go through the daemon
@@ -98,7 +103,8 @@ class FrameIO {
   int next_hop(int destination) const;
   /// Hands one frame to MPI; `lane` is its destination's lane when it goes to the daemon.
   void post(std::unique_ptr<char[]> buffer, int bytes, int hop, int tag, Op* op, Lane* lane);
-  /// Posts a lane's waiting frames while its window has room; true when any left.
+  /// Posts a lane's waiting frames while its window has room and rings each daemon it
+  /// posted to; true when any left.
   bool post_waiting(Lane& lane);
   /// Removes finished sends (null entries), frees their lanes' windows, reports their ops.
   void compact(const SentHandler& on_sent);
@@ -110,12 +116,14 @@ class FrameIO {
   std::size_t chunk_bytes_ = 0;  ///< set by start()
   bool via_daemons_ = true;
   std::vector<char> through_daemons_;  ///< by VM: relay all 1; adaptive 0 until detoured
+  std::vector<int> via_of_vm_;         ///< by VM: the direct detour's via, -1: own daemon
   int my_tag_ = 0;
   std::vector<MPI_Request> requests_;  ///< contiguous for PMPI_Testsome
   std::vector<Posted> posted_;         ///< posted_[i] belongs to requests_[i]
   std::unordered_map<int, Lane> lanes_;  ///< by destination world rank
   std::size_t lane_window_bytes_ = 0;  ///< set by start()
   std::size_t waiting_frames_ = 0;
+  std::uint64_t detoured_messages_ = 0;
   std::vector<Lane*> freed_lanes_;  ///< poll() scratch: lanes whose frames were matched
   std::vector<char> scratch_;
   std::vector<int> done_;   ///< PMPI_Testsome scratch, reused by every poll

@@ -316,7 +316,9 @@ int Engine::block(MPI_Request* extras, int n, MPI_Status* status, int* error) {
   const auto [frames_end, natives_end] = fill_wait_set(extras, n);
   int index = MPI_UNDEFINED;
   MPI_Status done;
+  const double wait_start = mcm::wall_seconds();
   const int rc = PMPI_Waitany(static_cast<int>(wait_set_.size()), wait_set_.data(), &index, &done);
+  note_blocked_in_mpi(wait_start);
   int extra = -1;
   if (index == MPI_UNDEFINED) {
     // Nothing active (cannot happen while the attention is posted): do not spin.
@@ -346,8 +348,10 @@ int Engine::block_some(MPI_Request* extras, int n, int* which, MPI_Status* statu
   some_indices_.resize(wait_set_.size());
   some_statuses_.resize(wait_set_.size());
   int outcount = MPI_UNDEFINED;
+  const double wait_start = mcm::wall_seconds();
   const int rc = PMPI_Waitsome(static_cast<int>(wait_set_.size()), wait_set_.data(), &outcount,
                                some_indices_.data(), some_statuses_.data());
+  note_blocked_in_mpi(wait_start);
   if (outcount == MPI_UNDEFINED) return 0;  // nothing active (the attention is posted)
   bool frames_moved = false;
   int completed_extras = 0;

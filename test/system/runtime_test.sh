@@ -110,14 +110,19 @@ for run in adaptive relay adaptive-ips; do
   back=$(awk -v a="$cleared" -v b="${returned:-0}" 'BEGIN { printf "%.2f", b - a }')
   check "[$run] the return came ${back} s after the clear (bound: $kReturnSeconds s)" \
     within "${returned:-0}" "$cleared" "$kReturnSeconds"
-  # The effect, from the daemons' relay counters (mcmd/relay_counters.h): vm1's daemon
-  # sent the pair's messages of the episode via the detour, the intermediate carried the
-  # same ones, and the rest of the run went direct (the pair did return).
-  via_line=$(grep -m1 -E "relay: source: VM 0 \([^)]*\) -> VM 1 \([^)]*\) via " "$log")
+  # The effect, from the daemons' relay counters (mcmd/relay_counters.h) and the shim's
+  # record: the pair's messages of the episode went via the detour, and the rest of the
+  # run went direct (the pair did return). Relay: vm1's daemon sent them via the
+  # intermediate, which carried the same ones. Adaptive: vm1's rank sent them straight
+  # to the intermediate's daemon (a direct detour, mcm/wire.h rule 7), which carried the
+  # same ones, and vm1's daemon none.
+  if [ "$mode" = adaptive ]; then
+    via_line=$(grep -h -m1 -E "relay: in transit: VM 0 \([^)]*\) -> VM 1 \([^)]*\) via " "$logs"/mcmd-vm*.log)
+  else
+    via_line=$(grep -m1 -E "relay: source: VM 0 \([^)]*\) -> VM 1 \([^)]*\) via " "$log")
+  fi
   via_msgs=$(sed -nE 's/.* via VM [0-9]+ \([^)]*\): ([0-9]+) messages.*/\1/p' <<<"$via_line")
   via_vm=$(sed -nE 's/.* via VM ([0-9]+) .*/\1/p' <<<"$via_line")
-  transit=$(grep -hE "relay: in transit: VM 0 \([^)]*\) -> VM 1 \([^)]*\) via VM ${via_vm:-x} " \
-    "$logs/mcmd-vm${via_vm:-x}.log" 2>/dev/null | sed -nE 's/.*: ([0-9]+) messages.*/\1/p')
   # Rank 0 sends 2 messages per iteration (the payload, then the go flag); times-* has one
   # line per iteration.
   episode=$(awk -v a="${switched:-0}" -v b="${returned:-0}" '$1 >= a && $1 <= b' "$work/times-$run" | wc -l)
@@ -125,23 +130,33 @@ for run in adaptive relay adaptive-ips; do
   total=$(($(wc -l <"$work/times-$run") * 2))
   check "[$run] the detour carried vm1 -> vm2's messages: ${via_msgs:-none} via VM ${via_vm:-?}, $episode sent between switch and return (within 20%, or 10 messages)" \
     awk -v v="${via_msgs:-0}" -v e="$episode" 'BEGIN { d = v - e; if (d < 0) d = -d; exit !(v > 0 && (d <= 10 || d <= 0.2 * e)) }'
-  check "[$run] the intermediate VM ${via_vm:-?} carried the same messages (${transit:-none} in transit)" \
-    test -n "$via_msgs" -a "${transit:-x}" = "$via_msgs"
   if [ "$mode" = adaptive ]; then
+    shim=$(sed -nE 's/^detoured_messages: ([0-9]+)$/\1/p' "$logs/rank-0.yaml" 2>/dev/null)
+    check "[$run] vm1's rank sent them straight to VM ${via_vm:-?}'s daemon (${shim:-none} detoured messages in its record, ${via_msgs:-none} carried there)" \
+      test -n "$via_msgs" -a "${shim:-x}" = "$via_msgs"
+    check "[$run] vm1's daemon relayed none of them" \
+      bash -c "! grep -qE 'relay: source: VM 0 \([^)]*\) -> VM 1 \([^)]*\) via ' '$log'"
     check "[$run] the rest went direct: ${via_msgs:-none} of $total messages through the daemons" \
       test "${via_msgs:-0}" -gt 0 -a "${via_msgs:-0}" -lt $((total / 2))
+  else
+    transit=$(grep -hE "relay: in transit: VM 0 \([^)]*\) -> VM 1 \([^)]*\) via VM ${via_vm:-x} " \
+      "$logs/mcmd-vm${via_vm:-x}.log" 2>/dev/null | sed -nE 's/.*: ([0-9]+) messages.*/\1/p')
+    check "[$run] the intermediate VM ${via_vm:-?} carried the same messages (${transit:-none} in transit)" \
+      test -n "$via_msgs" -a "${transit:-x}" = "$via_msgs"
   fi
   most=$(most_switches "$logs")
   check "[$run] no pair switched away more than once in the episode (most: $most)" [ "$most" -le 1 ]
   if [ $mode = adaptive ]; then
-    # mcmd/priority.h: at the job's priority while healthy, raised while frames move.
-    raised=$(first_time "frames moving: scheduling priority raised to nice -15" "$log")
+    # mcmd/priority.h: at the job's priority while healthy, raised while frames move:
+    # those of a direct detour move through the intermediate's daemon only.
+    via_log="$logs/mcmd-vm${via_vm:-x}.log"
+    raised=$(first_time "frames moving: scheduling priority raised to nice -15" "$via_log" 2>/dev/null)
     rested=""
     while read -r stamp _; do
       t=$(epoch "$stamp")
       if awk -v t="$t" -v r="${returned:-0}" 'BEGIN { exit !(t >= r) }'; then rested=$t; break; fi
-    done < <(grep "scheduling priority back to nice 0" "$log")
-    check "[$run] vm1's daemon ran at nice 0 until the switch, at -15 from it (raised at ${raised:-never})" \
+    done < <(grep "scheduling priority back to nice 0" "$via_log" 2>/dev/null)
+    check "[$run] the intermediate's daemon (VM ${via_vm:-?}) ran at nice 0 until the switch, at -15 from it (raised at ${raised:-never})" \
       within "${raised:-0}" "$onset" "$kSwitchSeconds"
     check "[$run] and back at nice 0 after the return (at ${rested:-never})" [ -n "$rested" ]
   fi

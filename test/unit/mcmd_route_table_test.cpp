@@ -96,6 +96,23 @@ TEST_CASE("hop rules: source, in transit and destination", "[mcmd][routes]") {
   CHECK(back.via == -1);
 }
 
+TEST_CASE("hop rules: a direct detour's frame goes from its intermediate to its rank",
+          "[mcmd][routes]") {
+  // Mode adaptive: rank 1 (VM 0) sent its frame for rank 6 (VM 3) straight to VM 2's
+  // daemon (wire.h rule 7), whatever the static routes say.
+  auto e = frame(1, 6, 3, 0, 100, 100);
+  e.via = 2;
+  HopRouter intermediate(job(2), RouteTable(4, {Route{0, 3, 1}}));
+  const Hop hop = intermediate.route(1, 6, e);
+  CHECK(hop.role == HopRole::transit);
+  CHECK(hop.next == 6);  // the rank itself, not VM 3's daemon
+  CHECK_FALSE(hop.stamp_arrival);  // the receiving shim stamps it
+  CHECK(e.via == 2);
+  // The same frame from a daemon (mode relay, or a rank's own daemon chose VM 2) goes on
+  // to the destination's daemon.
+  CHECK(intermediate.route(8, 6, e).next == 11);
+}
+
 TEST_CASE("hop rules: a local sender's frame for its own VM is delivered", "[mcmd][routes]") {
   HopRouter router(job(0), RouteTable(4, {}));
   auto e = frame(0, 1, 3, 0, 5, 5);

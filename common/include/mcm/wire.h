@@ -13,10 +13,11 @@
 //  2. Chunks. A message of N payload bytes travels as ceil(N / chunk) frames (one frame
 //     when N == 0), each with the full envelope and its own `offset`. All frames of one
 //     message take the same route, so they arrive in order.
-//  3. Routes. Source shim -> (same VM) destination shim directly; otherwise source shim ->
-//     source VM's daemon -> [daemon of VM `via`] -> destination VM's daemon -> destination
-//     shim. The source daemon chooses `via` (static routes now, the runtime later) and
-//     writes it into every frame of the message; -1 means direct.
+//  3. Routes. Source shim -> (same VM) destination shim directly; otherwise, in mode relay,
+//     source shim -> source VM's daemon -> [daemon of VM `via`] -> destination VM's daemon
+//     -> destination shim. The source daemon chooses `via` (a static route, else the
+//     runtime) and writes it into every frame of the message; -1 means direct. Mode
+//     adaptive detours more cheaply (rule 7).
 //  4. Ordering. `seq` numbers the messages of one (source, destination, context) triple
 //     from 0. The receiving shim matches message seq only after seq-1 (MPI's
 //     non-overtaking rule), holding early arrivals (e.g. after a route change).
@@ -27,13 +28,17 @@
 //     the source shim, t_arrive by the destination daemon when the last frame arrives (the
 //     thesis's t_r). The receiving shim knows t_rq (when the application asked).
 //  7. Routes in mode adaptive: a shim sends a message to a rank of another VM natively
-//     (rule 9) while the pair of VMs is healthy, to its daemon (rule 3) while the daemon
-//     has moved the pair to a detour, and as frames straight to that rank (one hop,
-//     t_arrive left 0: the receiving shim stamps the arrival) while it returns (rule 11).
-//     The daemon tells each rank of its VM with a kRouteUpdate frame (tag: the rank's
-//     data tag; `tag`: the destination VM; kFlagThroughDaemons set while detoured). At
-//     start it sends the pairs that static routes pin, then one with `tag`
-//     kInitialRoutesEnd, which each rank waits for in MPI_Init.
+//     (rule 9) while the pair of VMs is healthy; while the daemon has moved the pair to a
+//     detour through VM `via`, as frames straight to VM `via`'s daemon, which sends them
+//     straight to their rank (a *direct detour*: one daemon on the way, not three; the
+//     shim writes `via`); and as frames straight to that rank (one hop) while it returns
+//     (rule 11). Without a daemon at the destination, t_arrive stays 0 and the receiving
+//     shim stamps the arrival. The daemon tells each rank of its VM with a kRouteUpdate
+//     frame (tag: the rank's data tag; `tag`: the destination VM; kFlagThroughDaemons set
+//     while detoured, `via` the detour's VM, or -1 for the rank's own daemon and rule 3,
+//     as while testing with flip_routes_ms). At start it sends the pairs that static
+//     routes pin, then one with `tag` kInitialRoutesEnd, which each rank waits for in
+//     MPI_Init.
 //     Rule 4 keeps the order of frames exact across a change of detour: the receiver
 //     matches by `seq`, whichever way each frame came; rules 10 and 11 keep it between
 //     frames and natives.
@@ -89,7 +94,7 @@ constexpr int data_tag(int world_rank) { return kTagDataBase + world_rank; }
 enum Kind : std::uint8_t {
   kData = 1,      ///< a chunk of an application message
   kMatchAck = 2,  ///< the receiver matched a synchronous send (no payload)
-  kRouteUpdate = 3,  ///< daemon -> rank of its VM (adaptive): how to send to VM `tag`
+  kRouteUpdate = 3,  ///< daemon -> rank of its VM (adaptive): how to send to VM `tag` (rule 7)
   kFlush = 4,        ///< sender -> receiver (adaptive): no frame follows before kFlushAck
   kFlushAck = 5,     ///< receiver -> sender: every frame before the flush was delivered
 };
