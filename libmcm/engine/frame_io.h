@@ -4,11 +4,13 @@
 // own buffer and hands it to MPI at once (PMPI_Isend), so MPI's own progress moves it even
 // while the application sits in a collective. The next hop of a frame to world rank D is
 // D itself when D is on this VM (or there is no daemon, or in mode adaptive while D's VM
-// is reached directly), else this VM's daemon; the next
-// hop's doorbell is then rung once (mcm/doorbell.h) so that it polls at once.
-// Flow control towards the daemon, per destination: a frame for the daemon is sent so
-// that its send completes only once the daemon has matched it (PMPI_Issend up to the
-// 4 KiB shared-memory eager limit; above it, rendezvous does that already), and at most
+// is reached directly), in mode adaptive while D's VM is detoured through VM V the daemon
+// of V (a direct detour, wire.h rule 7: the shim writes `via`), else this VM's daemon;
+// the next hop's doorbell is then rung once (mcm/doorbell.h) so that it polls at once.
+// Flow control towards a daemon, per destination: a frame for a daemon is sent so
+// that its send completes only once the daemon has matched it (PMPI_Issend to another
+// VM's daemon, and to this VM's up to the 4 KiB shared-memory eager limit; above it,
+// rendezvous does that already), and at most
 // lane_window_bytes() (wire::charge()) of each destination's frames are unmatched at
 // once; later ones wait here, in order, and leave as matches come back (a frame counts as
 // sent, for its operation's completion, when its send completes). The daemon takes a
