@@ -85,8 +85,7 @@ void FrameIO::post(std::unique_ptr<char[]> buffer, int bytes, int hop, int tag, 
   posted_.push_back(Posted{std::move(buffer), op, lane, charge});
 }
 
-bool FrameIO::post_waiting(Lane& lane) {
-  bool posted = false;
+void FrameIO::post_waiting(Lane& lane) {
   int rung = -1;
   while (!lane.waiting.empty() &&
          (lane.unmatched == 0 ||
@@ -99,9 +98,7 @@ bool FrameIO::post_waiting(Lane& lane) {
     if (hop != rung) bell_->ring(layout_->doorbell_of_world_rank[static_cast<size_t>(hop)]);
     rung = hop;
     --waiting_frames_;
-    posted = true;
   }
-  return posted;
 }
 
 void FrameIO::set_through_daemons(int vm, bool through, int via) {

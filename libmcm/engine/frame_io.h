@@ -106,8 +106,8 @@ class FrameIO {
   /// Hands one frame to MPI; `lane` is its destination's lane when it goes to the daemon.
   void post(std::unique_ptr<char[]> buffer, int bytes, int hop, int tag, Op* op, Lane* lane);
   /// Posts a lane's waiting frames while its window has room and rings each daemon it
-  /// posted to; true when any left.
-  bool post_waiting(Lane& lane);
+  /// posted to.
+  void post_waiting(Lane& lane);
   /// Removes finished sends (null entries), frees their lanes' windows, reports their ops.
   void compact(const SentHandler& on_sent);
   void post_attention();
