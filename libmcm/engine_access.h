@@ -30,33 +30,44 @@ inline Context* managed(MPI_Comm comm) {
 using Lock = std::lock_guard<engine::FairLock>;
 
 /// Waiting politely: poll a few times, then sleep on this rank's doorbell between polls,
-/// from kMinSleep doubling up to kMaxSleep. Frames handed to this rank ring the doorbell
+/// from kMinSleep doubling up to a cap. Frames handed to this rank ring the doorbell
 /// and end the sleep at once, and so does the end of a large frame's transfer to or from
 /// the daemon (frame_io.h); the timeout bounds the delay of what rings nothing
 /// (completions of native requests, such as collectives).
 /// Not sched_yield(): on an oversubscribed VM (daemons share the cores with the ranks)
 /// yield-spinning ranks took the CPU the daemons needed to forward their messages (CG class
 /// B ran 3-10x slower in relay mode than with sleeping waits).
+/// Under MPI_THREAD_MULTIPLE (Engine::multithreaded()) several threads of a rank may wait
+/// at once, each polling MPI's progress engine (a poll() over every TCP socket) and the
+/// engine: they sleep at once, up to kThreadedMaxSleep. With kSpins and kMaxSleep there,
+/// test/mpi/p2p_threads (8 ranks of 2 waiting threads on 2 cores) spent 15-44 s in its
+/// message loop in mode adaptive, with stalls of 25 s where the kernel's own network
+/// work starved, and timed out in CI; sleeping at once, 1.4-4.3 s (plain Open MPI 1.4 s).
+/// The price: a native message (mode adaptive; nothing rings for it) that arrives during
+/// a long wait of such a thread is seen up to kThreadedMaxSleep late.
 class Backoff {
  public:
   static constexpr int kSpins = 16;
   static constexpr std::chrono::microseconds kMinSleep{10}, kMaxSleep{100};
+  static constexpr std::chrono::microseconds kThreadedMaxSleep{1000};
 
   /// One unsuccessful poll; true when it waited on the doorbell (time has passed).
   bool idle() {
-    if (the_engine().blocking()) {  // mode adaptive: as plain MPI's waits (probe loops)
+    Engine& engine = the_engine();
+    if (engine.blocking()) {  // mode adaptive: as plain MPI's waits (probe loops)
       sched_yield();
       return true;
     }
-    if (++idle_ <= kSpins) return false;
-    if (the_engine().doorbell().wait(sleep_)) {
+    const bool threaded = engine.multithreaded();
+    if (!threaded && ++idle_ <= kSpins) return false;
+    if (engine.doorbell().wait(sleep_)) {
       // Rung: a frame is on its way. MPI's probes look at their queue before they run the
       // progress engine, so the next poll may only read it off the wire: poll on at once
       // (a sleep here would cost a whole timeout, the ring being consumed).
       moved();
       return true;
     }
-    sleep_ = std::min(sleep_ * 2, kMaxSleep);
+    sleep_ = std::min(sleep_ * 2, threaded ? kThreadedMaxSleep : kMaxSleep);
     return true;
   }
   void moved() {

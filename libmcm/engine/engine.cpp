@@ -38,7 +38,8 @@ void Engine::start(const mcm::Layout& layout, std::size_t chunk_bytes, bool adap
   adaptive_ = adaptive && layout.local_daemon >= 0;
   int provided = MPI_THREAD_SINGLE;
   PMPI_Query_thread(&provided);
-  blocking_ = adaptive_ && provided != MPI_THREAD_MULTIPLE;
+  multithreaded_ = provided == MPI_THREAD_MULTIPLE;
+  blocking_ = adaptive_ && !multithreaded_;
   frames_.start(layout, chunk_bytes, /*via_daemons=*/true, doorbell_, adaptive_);
   late_.start(layout, doorbell_);
   reporting_ = layout.local_daemon >= 0;

@@ -69,6 +69,9 @@ class Engine {
   bool blocking() const {
     return blocking_ && framing_ == 0 && epochs_.empty() && frames_.in_flight() == 0;
   }
+  /// The application initialised MPI with MPI_THREAD_MULTIPLE: several of its threads
+  /// may wait at once (Backoff paces them).
+  bool multithreaded() const { return multithreaded_; }
   /// Blocks in PMPI_Waitany until one of the engine's requests or of `extras[0..n)`
   /// completes, then makes progress. Returns the index of the extra that completed (its
   /// status in *status, its error in *error, extras[i] as MPI left it), or -1.
@@ -217,6 +220,7 @@ class Engine {
   bool active_ = false;
   bool adaptive_ = false;
   bool blocking_ = false;
+  bool multithreaded_ = false;
   bool native_collectives_ = false;
   std::vector<MPI_Request> natives_;  ///< contiguous for PMPI_Testsome / Waitany
   std::vector<Op*> native_ops_;       ///< native_ops_[i] owns natives_[i]
