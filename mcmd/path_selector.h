@@ -54,8 +54,9 @@
 //    the direct path does not typically cost more than the detour by more than the
 //    machine's noise or min_excess_us, whichever is larger (the median of its kReturnWindow newest observations at the newest
 //    probe's size: a standing queue that probes cross within the margin, or at once now
-//    and then, still costs), the pair returns to direct. So one congestion
-//    episode gives one switch away and one back.
+//    and then, still costs), the pair returns to direct. Its direct path is then given
+//    `return_after` before a run of late observations is searched on (as a detour is
+//    after a switch). So one congestion episode gives one switch away and one back.
 //  - Every decision carries its reason and the figures behind it, for the log.
 #pragma once
 

@@ -304,8 +304,14 @@ TEST_CASE("selector: return after the direct path stayed healthy; flapping backs
   CHECK(back[0].from_via == 2);
   CHECK(t - healthy_from >= 1.0);
   CHECK(s.via(1) == -1);
-  // Congested again right after returning: away again, and the next return waits 2 s.
-  for (int i = 0; i < 3; ++i) s.observe(1, -1, 20000, kBytes, t += 0.01, false);
+  // Congested again right after returning: the direct path is given return_after first,
+  // then away again, and the next return waits 2 s.
+  const double returned = t;
+  while (t < returned + 0.95) {
+    s.observe(1, -1, 20000, kBytes, t += 0.05, false);
+    REQUIRE(s.via(1) == -1);
+  }
+  for (int i = 0; i < 2; ++i) s.observe(1, -1, 20000, kBytes, t += 0.05, false);
   REQUIRE(s.via(1) == 2);
   for (int i = 0; i < 30; ++i) s.observe(1, -1, 110, 16, t += 0.05, true);  // 1.5 s healthy
   CHECK(s.tick(t).empty());
@@ -375,9 +381,10 @@ TEST_CASE("selector: messages sent before a return are the old route's backlog, 
   for (int i = 0; i < 5; ++i)
     CHECK_FALSE(s.observe(1, -1, 20000, kBytes, t += 0.005, false, returned - 0.1));
   CHECK(s.via(1) == -1);
-  // The same latencies of messages sent after the return are congestion again.
-  for (int i = 0; i < 3; ++i) {
-    t += 0.01;
+  // The same latencies of messages sent after the return are congestion again (once the
+  // direct path had return_after to show it).
+  while (t < returned + 1.0) {
+    t += 0.05;
     s.observe(1, -1, 20000, kBytes, t, false, t);
   }
   CHECK(s.via(1) == 2);
