@@ -4,8 +4,10 @@
  * usage: late_app slow-receiver|slow-sender COUNT
  *   slow-receiver: rank 0 sends COUNT messages of 1 KiB at once; rank 1 sleeps 200 ms
  *                  before its first receive (rank 0 may leave the barrier late on busy
- *                  cores) and 20 ms before each other one, so every message is there
- *                  before it is asked for (t_r < t_rq): no message is late.
+ *                  cores) and 50 ms before each other one, so every message is there
+ *                  before it is asked for (t_r < t_rq): no message is late. (With 20 ms,
+ *                  one message of 40 once came after its receive in CI: a daemon on the
+ *                  way had waited that long for a core.)
  *   slow-sender:   rank 1 posts each receive at once and waits; rank 0 sleeps 20 ms
  *                  before each send, so every message arrives after it was asked for
  *                  (t_r > t_rq): every message is late.
@@ -38,7 +40,7 @@ int main(int argc, char** argv) {
       for (int k = 0; k < 256; ++k) buf[k] = i * 256 + k;
       MPI_Send(buf, 256, MPI_INT, 1, i, MPI_COMM_WORLD);
     } else if (rank == 1) {
-      if (!slow_sender) usleep(i == 0 ? 200000 : 20000);
+      if (!slow_sender) usleep(i == 0 ? 200000 : 50000);
       MPI_Recv(buf, 256, MPI_INT, 0, i, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
       for (int k = 0; k < 256; ++k) mismatches += buf[k] != i * 256 + k;
     }
