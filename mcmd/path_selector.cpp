@@ -242,8 +242,7 @@ std::optional<Decision> PathSelector::search(int destination, long long bytes, d
   }
   if (current >= 0 && best >= 0) ++pair.hops;  // detour to detour: a longer wait next time
   if (best < 0) pair.hops = 0;
-  pair.next_search =
-      now + config_.return_after_ms / 1000.0 * static_cast<double>(1 << std::min(pair.hops, 4));
+  pair.next_search = now + backed_off(pair.hops);
   d.to_via = best;
   via_[static_cast<size_t>(destination)] = best;
   pair.changed_at = now;
@@ -285,9 +284,11 @@ void PathSelector::peer_report(int peer, std::vector<double> excess_us, double n
   peer_report_time_[static_cast<size_t>(peer)] = now;
 }
 
-double PathSelector::hold(const Pair& pair) const {
-  return config_.return_after_ms / 1000.0 * static_cast<double>(1 << std::min(pair.flights, 4));
+double PathSelector::backed_off(int moves) const {
+  return config_.return_after_ms / 1000.0 * static_cast<double>(1 << std::min(moves, 4));
 }
+
+double PathSelector::hold(const Pair& pair) const { return backed_off(pair.flights); }
 
 std::vector<Decision> PathSelector::tick(double now) {
   std::vector<Decision> decisions;
@@ -339,7 +340,7 @@ std::vector<Decision> PathSelector::tick(double now) {
     // first messages back (a small one behind a 64 KiB one in the daemons' connection)
     // read 2 ms against a 1.4 ms margin learned from the detour's small probes, and the
     // pair fled 0.6 s after a return on a clean network (system.runtime in CI).
-    pair.next_search = now + config_.return_after_ms / 1000.0;
+    pair.next_search = now + backed_off(0);
     decisions.push_back(std::move(back));
   }
   return decisions;

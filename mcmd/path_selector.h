@@ -200,6 +200,9 @@ class PathSelector {
   /// PathRecord::kRunTtl: how many are in a congested run now, and how many there are.
   /// The rule in search() needs at least kSlowVmPaths of them.
   std::pair<int, int> other_direct_paths_slow(int destination, double now) const;
+  /// return_after in seconds, doubled per move counted (at most 4 doublings).
+  double backed_off(int moves) const;
+  /// How long the direct path must stay healthy before the pair returns.
   double hold(const Pair& pair) const;
 
   int my_vm_;
