@@ -6,8 +6,10 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <functional>
 #include <iostream>
 #include <memory>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -140,13 +142,18 @@ class Worker {
   }
 
   /// An injection step on every rank: rows of every round at the reference size (rank 0),
-  /// and whether the flood ran, with its rate.
+  /// and whether the flood ran, with its rate. When `slowed` (evaluated at rank 0) finds
+  /// a path slowed in those rounds, every round is measured again under the same flood
+  /// (`again`): a path counts as affected only if both agree, so a moment without CPU on
+  /// a loaded machine does not pass for a shared bottleneck.
   struct Injected {
     std::vector<Rows> rounds;
+    std::vector<Rows> again;
     bool flooded = false;
     double bytes_per_s = 0;
   };
-  Injected inject(const Step& step) {
+  using SlowedTest = std::function<bool(const std::vector<Rows>&)>;
+  Injected inject(const Step& step, const SlowedTest& slowed = {}) {
     Injected out;
     double flood[2] = {0, 0};  // ok, bytes per second; meaningful from the source
     std::string error;
@@ -157,9 +164,15 @@ class Worker {
     const double t0 = MPI_Wtime();
     std::this_thread::sleep_for(std::chrono::duration<double>(kRampSeconds));
     MPI_Barrier(comm_);
-    for (std::size_t r = 0; r < rounds_.size(); ++r)
-      out.rounds.push_back(
-          run_round(static_cast<int>(r), {s_.reference_size}, kFloodedReps, /*low=*/true));
+    auto measure_rounds = [&](std::vector<Rows>& into) {
+      for (std::size_t r = 0; r < rounds_.size(); ++r)
+        into.push_back(
+            run_round(static_cast<int>(r), {s_.reference_size}, kFloodedReps, /*low=*/true));
+    };
+    measure_rounds(out.rounds);
+    int confirm = me_ == 0 && slowed && slowed(out.rounds) ? 1 : 0;
+    MPI_Bcast(&confirm, 1, MPI_INT, 0, comm_);
+    if (confirm) measure_rounds(out.again);
     if (source) flood[1] = static_cast<double>(agent_->stop()) / (MPI_Wtime() - t0);
     // The source's verdict reaches rank 0 (the error text only says that it failed).
     if (step.source != 0) {
@@ -275,25 +288,34 @@ void Worker::measure_sensibility(mcm::Topology& t, ProgressDisplay& progress) {
                           " injections listed in sensibility_info");
       break;
     }
+    // The ordered pairs (other than the flooded one) whose path is above factor x base.
+    auto slowed_pairs = [&, i = i, j = j](const std::vector<Rows>& rounds) {
+      std::set<Pair> out;
+      for (const Rows& rows : rounds)
+        for (int q = 0; q < n_; ++q) {
+          const int partner = static_cast<int>(rows[q][0]);
+          if (partner < 0 || (q == i && partner == j)) continue;
+          const double base = t.latency_us[ref][q][partner];
+          const double now = rows[q][1];
+          if (mcm::measured(base) && mcm::measured(now) && now > s_.factor * base)
+            out.emplace(q, partner);
+        }
+      return out;
+    };
     const double t0 = MPI_Wtime();
     const Step step{kInjection, 0, i, j};
     broadcast(step);
-    const Injected got = inject(step);
+    const Injected got =
+        inject(step, [&](const std::vector<Rows>& rounds) { return !slowed_pairs(rounds).empty(); });
     last = MPI_Wtime() - t0;
     if (!got.flooded) {
       t.skipped.push_back("sensibility matrix: no flood from " + s_.hosts[i] + " to " +
                           s_.hosts[j] + " (the TCP stream could not be opened)");
       continue;
     }
-    for (const Rows& rows : got.rounds)
-      for (int q = 0; q < n_; ++q) {
-        const int partner = static_cast<int>(rows[q][0]);
-        if (partner < 0 || (q == i && partner == j)) continue;
-        const double base = t.latency_us[ref][q][partner];
-        const double now = rows[q][1];
-        if (mcm::measured(base) && mcm::measured(now) && now > s_.factor * base)
-          ++weights[q][partner];
-      }
+    const std::set<Pair> confirmed = slowed_pairs(got.again);
+    for (const Pair& p : slowed_pairs(got.rounds))
+      if (confirmed.count(p)) ++weights[p.first][p.second];
     info.injections.emplace_back(i, j);
     std::ostringstream detail;
     detail.precision(3);
