@@ -7,32 +7,34 @@
 # Usage: compare_test.sh BUILD_DIR [options] [PROGRAM...]
 #   --vms N            testbed size (default 3)
 #   --np N             ranks (default 6)
-#   --reference MODE   plain (plain mpirun, the default) or an mcmrun --mode (and more
+#   --reference MODE   plain (plain mpirun, the default; "plain ARGS": with mpirun ARGS)
+#                      or an mcmrun --mode (and more
 #                      mcmrun arguments: "off --map-by node")
 #   --candidate ARGS   mcmrun arguments of the run under test (default: --mode off);
 #                      may be given several times: each is compared with the reference
-#   --count-detours    give the candidates a --log-dir and count, from the daemons' relay
-#                      summaries, the programs whose frames crossed a third VM ("in
-#                      transit"); at least half of the runs must have: flip_routes.yaml
-#                      starts every pair through a third VM (programs without p2p
-#                      between VMs have none)
+#   --detouring ARGS   a candidate whose detours are counted: it gets a --log-dir, and
+#                      the daemons' relay summaries say whether the program's frames
+#                      crossed a third VM ("in transit"); over all programs, at least
+#                      half of such runs must have (flip_routes.yaml starts every pair
+#                      through a third VM; programs without p2p between VMs have none)
 set -u
 . "$(dirname "$0")/lib.sh"
 BUILD=$1; shift
-vms=3 np=6 reference=plain count_detours=0 detoured=0 runs=0
+vms=3 np=6 reference=plain detoured=0 runs=0
 candidates=()
+counted=()  # per candidate: 1 if its detours are counted
 programs_wanted=()
 while [ $# -gt 0 ]; do
   case $1 in
     --vms) vms=$2; shift 2 ;;
     --np) np=$2; shift 2 ;;
     --reference) reference=$2; shift 2 ;;
-    --candidate) candidates+=("$2"); shift 2 ;;
-    --count-detours) count_detours=1; shift ;;
+    --candidate) candidates+=("$2"); counted+=(0); shift 2 ;;
+    --detouring) candidates+=("$2"); counted+=(1); shift 2 ;;
     *) programs_wanted+=("$1"); shift ;;
   esac
 done
-[ ${#candidates[@]} -gt 0 ] || candidates=("--mode off")
+[ ${#candidates[@]} -gt 0 ] || { candidates=("--mode off"); counted=(0); }
 
 testbed_up "$vms"
 work=$(mktemp -d)
@@ -44,8 +46,9 @@ programs="$BUILD/test/mpi/programs.txt"
 # arguments), fills $work/NAME.{out,err,status}.
 launch() {
   local name=$1 how=$2 exe=$3
-  if [ "$how" = plain ]; then
-    (cd "$work" && timeout 120 mpirun --hostfile "$MCM_HOSTFILE" -np "$np" "$exe" </dev/null \
+  if [[ $how == plain* ]]; then
+    # shellcheck disable=SC2086  # ${how#plain} is a list of mpirun arguments
+    (cd "$work" && timeout 120 mpirun ${how#plain} --hostfile "$MCM_HOSTFILE" -np "$np" "$exe" </dev/null \
        >"$work/$name.out" 2>"$work/$name.err"; echo $? >"$work/$name.status")
   else
     # shellcheck disable=SC2086  # $how is a list of mcmrun arguments
@@ -55,17 +58,18 @@ launch() {
 }
 
 ref_how=$reference
-[ "$reference" = plain ] || ref_how="--mode $reference"
+[[ $reference == plain* ]] || ref_how="--mode $reference"
 while IFS=$'\t' read -r prog expected; do
   [ -n "$prog" ] || continue
   [ ${#programs_wanted[@]} -eq 0 ] || [[ " ${programs_wanted[*]} " == *" $prog "* ]] || continue
   launch ref "$ref_how" "$BUILD/test/mpi/$prog"
   ref=$(cat "$work/ref.status")
   check "$prog: $reference exits $expected (got $ref)" [ "$ref" = "$expected" ]
-  for how in "${candidates[@]}"; do
+  for c in "${!candidates[@]}"; do
+    how=${candidates[$c]}
     rm -rf "$work/logs"
     args=$how
-    [ $count_detours = 0 ] || args="$how --log-dir $work/logs"
+    [ "${counted[$c]}" = 0 ] || args="$how --log-dir $work/logs"
     launch cand "$args" "$BUILD/test/mpi/$prog"
     cand=$(cat "$work/cand.status")
     check "$prog [$how]: exits as $reference ($cand vs $ref)" [ "$cand" = "$ref" ]
@@ -77,7 +81,7 @@ while IFS=$'\t' read -r prog expected; do
       sed -n 1,20p "$work/cand.err"
     fi
     check "$prog [$how]: no mcmd left" no_process_left mcmd
-    if [ $count_detours = 1 ]; then
+    if [ "${counted[$c]}" = 1 ]; then
       runs=$((runs + 1))
       # "relay: in transit: VM 0 (vm1) -> VM 1 (vm2) via VM 2 (vm3): 4 messages, 16 frames, ..."
       if cat "$work"/logs/mcmd-vm*.log 2>/dev/null | grep -qE "relay: in transit: .* via .*: [1-9][0-9]* messages"; then
@@ -86,7 +90,7 @@ while IFS=$'\t' read -r prog expected; do
     fi
   done
 done <"$programs"
-if [ $count_detours = 1 ]; then
+if [ $runs -gt 0 ]; then
   check "frames crossed a third VM in $detoured of $runs candidate runs (at least half)" \
     test $((detoured * 2)) -ge "$runs" -a "$detoured" -gt 0
 fi

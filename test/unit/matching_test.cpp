@@ -135,7 +135,7 @@ TEST_CASE("offer() matches outside the sequence numbers, in arrival order") {
 TEST_CASE("a message whose receive was taken goes ahead of its sender's later messages") {
   // The engine's receive took a native of another sender first (its backing matched):
   // the frame it was given is offered again and must still precede the frames that
-  // arrived early behind it (system.adaptive_compare once saw p2p_wildcards' fan-in
+  // arrived early behind it (the compare suite under adaptive once saw p2p_wildcards' fan-in
   // receive a sender's seq 1 before its seq 0).
   M m;
   Recv taken{1};
