@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Checks the process model on a real 3-VM testbed: under mcmrun the application sees a
 # world of 6 ranks over 3 hosts; while it runs exactly one mcmd runs in each VM, at the
-# configured priority (daemon.nice, default -15; the ranks keep theirs), and the
+# configured priority (daemon.nice, default -15; the ranks keep theirs), with the
+# environment the user exported (-x) as the ranks have it, and the
 # idle daemons do not spin; after
 # it ends (normally, by an application crash, or by mcmrun being interrupted) no mcmd
 # is left anywhere.
@@ -20,8 +21,9 @@ wait_for() {
   return 1
 }
 
-# 1. A normal run.
-"${mcmrun[@]}" -np 6 "$BUILD/test/system/hold_app" "$work/go" >"$work/out" 2>"$work/err" &
+# 1. A normal run, with a variable exported as mpirun's -x does.
+"${mcmrun[@]}" -x MCM_TEST_EXPORTED=yes -np 6 "$BUILD/test/system/hold_app" "$work/go" \
+  >"$work/out" 2>"$work/err" &
 job=$!
 check "application sees 6 ranks on 3 hosts" wait_for "$work/out" "world 6 ranks on 3 hosts" 60
 for vm in 1 2 3; do
@@ -33,6 +35,14 @@ check "every mcmd of mode off runs at the ranks' priority, nice 0: it forwards n
   [ "$nices" = "0 " ]
 rank_nices=$(for pid in $(pgrep -x hold_app); do ps -o ni= -p "$pid"; done | tr -d ' ' | sort -u | tr '\n' ' ')
 check "the ranks keep nice 0 (got: $rank_nices)" [ "$rank_nices" = "0 " ]
+# exported_to NAME: how many NAME processes have MCM_TEST_EXPORTED=yes in their environment.
+exported_to() {
+  local pid n=0
+  for pid in $(pgrep -x "$1"); do tr '\0' '\n' <"/proc/$pid/environ" | grep -qx MCM_TEST_EXPORTED=yes && n=$((n + 1)); done
+  echo $n
+}
+check "-x reaches the 6 ranks ($(exported_to hold_app)) and the 3 mcmd ($(exported_to mcmd))" \
+  [ "$(exported_to hold_app)/$(exported_to mcmd)" = 6/3 ]
 # An idle daemon must not spin: over 3 s it may use a small fraction of a core.
 cpu_ticks() {  # user + system clock ticks of all mcmd processes
   for pid in $(pgrep -x mcmd); do cat "/proc/$pid/stat"; done | awk '{t += $14 + $15} END {print t + 0}'

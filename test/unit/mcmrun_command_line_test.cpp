@@ -254,6 +254,26 @@ TEST_CASE("mcmrun: settings reach the ranks and the daemons", "[mcmrun]") {
                                                 "/etc/mcm.yaml"});
 }
 
+TEST_CASE("mcmrun: the user's -x of every context reach every daemon, once", "[mcmrun]") {
+  // Open MPI 4.1 exports a -x only to its own context; the daemons share the job's MPI.
+  FakeSystem system;
+  system.hostfiles["hosts"] = three_vms();
+  const auto contexts = contexts_of(plan({"--hostfile", "hosts", "-x", "LD_LIBRARY_PATH", "-x",
+                                          "OMPI_MCA_btl_tcp_if_include=eth0", "-np", "2", "./a",
+                                          ":", "-x", "LD_LIBRARY_PATH", "-x", "B=2", "-np", "2",
+                                          "./b"},
+                                         system));
+  REQUIRE(contexts.size() == 5);  // two of the application, one daemon per VM
+  for (size_t d : {2u, 3u, 4u}) {
+    const auto& c = contexts[d];
+    CHECK(std::count(c.begin(), c.end(), "LD_LIBRARY_PATH") == 1);
+    CHECK(std::count(c.begin(), c.end(), "OMPI_MCA_btl_tcp_if_include=eth0") == 1);
+    CHECK(std::count(c.begin(), c.end(), "B=2") == 1);
+    CHECK(std::count(c.begin(), c.end(), "-x") == 3);
+    CHECK(std::find(c.begin(), c.end(), "-x") < std::find(c.begin(), c.end(), "/opt/mcm/bin/mcmd"));
+  }
+}
+
 TEST_CASE("mcmrun: the user's LD_PRELOAD comes after libmcm.so", "[mcmrun]") {
   FakeSystem system;
   const auto argv =
@@ -261,7 +281,11 @@ TEST_CASE("mcmrun: the user's LD_PRELOAD comes after libmcm.so", "[mcmrun]") {
   CHECK(std::count(argv.begin(), argv.end(), "LD_PRELOAD=/x/libtrace.so") == 0);
   CHECK(std::count(argv.begin(), argv.end(), "LD_PRELOAD=/opt/mcm/lib/libmcm.so:/x/libtrace.so") ==
         1);
-  CHECK(std::count(argv.begin(), argv.end(), "A=1") == 1);  // other -x stay
+  const auto contexts = contexts_of(argv);
+  REQUIRE(contexts.size() == 2);
+  CHECK(std::count(contexts[0].begin(), contexts[0].end(), "A=1") == 1);  // other -x stay
+  CHECK(std::count(contexts[1].begin(), contexts[1].end(), "A=1") == 1);  // for mcmd too
+  CHECK(std::count(contexts[1].begin(), contexts[1].end(), "LD_PRELOAD=/x/libtrace.so") == 0);
 
   system.variables["LD_PRELOAD"] = "/y/libhook.so";  // bare -x takes mcmrun's environment
   const auto bare = plan({"-x", "LD_PRELOAD", "-np", "1", "./a"}, system);

@@ -224,6 +224,16 @@ std::vector<std::string> build_mpirun_argv(const CommandLine& cl, const Allocati
                                            const Environment& env) {
   const std::string mode(to_string(settings.mode));
   std::vector<std::string> argv = {programs.mpirun};
+  // The user's -x of every context, for the daemons too: Open MPI 4.1 exports a -x only
+  // to its own context, and the daemons are processes of the same MPI job that need the
+  // same library paths and MCA settings (LD_PRELOAD aside: the shim is for ranks).
+  std::vector<std::string> exports;
+  for (const Context& c : cl.contexts)
+    for (const Option& o : c.options)
+      if (o.role == Role::export_env && o.args[0] != "LD_PRELOAD" &&
+          o.args[0].rfind("LD_PRELOAD=", 0) != 0 &&
+          std::find(exports.begin(), exports.end(), o.args[0]) == exports.end())
+        exports.push_back(o.args[0]);
   for (size_t k = 0; k < cl.contexts.size(); ++k) {
     const Context& c = cl.contexts[k];
     if (k > 0) argv.push_back(":");
@@ -265,6 +275,7 @@ std::vector<std::string> build_mpirun_argv(const CommandLine& cl, const Allocati
   auto add_daemon = [&](const std::vector<std::string>& placement, const std::string& name) {
     argv.insert(argv.end(), {":", "-np", "1"});
     argv.insert(argv.end(), placement.begin(), placement.end());
+    for (const std::string& e : exports) argv.insert(argv.end(), {"-x", e});
     argv.insert(argv.end(), daemon.begin(), daemon.end());
     if (!name.empty()) argv.insert(argv.end(), {"--vm-name", name});
   };

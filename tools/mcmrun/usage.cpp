@@ -61,7 +61,8 @@ All other options go to mpirun unchanged (see mpirun --help): -np N,
     --host lists; with neither, one daemon runs on this machine.
   - mcmrun adds --oversubscribe because each daemon takes a slot, but, like
     mpirun, refuses more ranks than slots unless you pass --oversubscribe.
-  - -x LD_PRELOAD=LIB is kept: LIB is preloaded after libmcm.so.
+  - -x VAR reaches the daemons too (library paths, MCA settings), and
+    -x LD_PRELOAD=LIB the ranks only, preloaded after libmcm.so.
   - mpirun's own -v, -h and -V are mcmrun's here; --app files are not supported.
   - libmcm.so and mcmd are used at the same absolute path on every host.
 
