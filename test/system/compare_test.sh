@@ -8,8 +8,7 @@
 #   --vms N            testbed size (default 3)
 #   --np N             ranks (default 6)
 #   --reference MODE   plain (plain mpirun, the default; "plain ARGS": with mpirun ARGS)
-#                      or an mcmrun --mode (and more
-#                      mcmrun arguments: "off --map-by node")
+#                      or an mcmrun --mode and more mcmrun arguments ("off --map-by node")
 #   --candidate ARGS   mcmrun arguments of the run under test (default: --mode off);
 #                      may be given several times: each is compared with the reference
 #   --detouring ARGS   a candidate whose detours are counted: it gets a --log-dir, and
