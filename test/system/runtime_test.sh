@@ -19,7 +19,8 @@
 #    before the clear;
 #  * the ACK rule: late_app with a slow receiver (nothing waited for: 0 late messages, 0
 #    ACKs; at most the messages its MPI_Iprobe did not find just before their receive,
-#    which a daemon waiting for a core can delay, at most 4) and with a slow sender (all 40 waited for: 40 late messages, 40 ACKs), in mode
+#    which a daemon waiting for a core can delay, at most 4) and with a slow sender
+#    (all 40 waited for: 40 late messages, 40 ACKs), in mode
 #    adaptive through a static detour (healthy pairs send natively, untimed); the
 #    receiving shim's late_messages, the ACK records it sent, and the ACKs the source
 #    daemon received agree exactly;
@@ -278,9 +279,6 @@ check "stress_p2p: OK ($(grep -iE 'messages|lost|dup|corrupt|misorder' "$work/st
   grep -q "stress_p2p: OK" "$work/stress.out"
 moves=$(cat "$work"/logs-stress/mcmd-vm*.log | grep -cE "runtime: (switch|return)")
 check "the pairs did move while stress_p2p ran ($moves switches and returns)" [ "$moves" -ge 2 ]
-  check "stress_p2p: the ranks of $via, an intermediate, were told its daemon forwarded ($told notices)" \
-    [ "$told" -ge 1 ]
-done
 for app in cg nbody; do
   check "$app [adaptive, congestion flipping]: VERIFICATION SUCCESSFUL" grep -q "VERIFICATION SUCCESSFUL" "$work/$app.out"
   check "$app [adaptive, congestion flipping]: same results as --mode off" \
