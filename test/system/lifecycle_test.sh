@@ -38,7 +38,9 @@ check "the ranks keep nice 0 (got: $rank_nices)" [ "$rank_nices" = "0 " ]
 # exported_to NAME: how many NAME processes have MCM_TEST_EXPORTED=yes in their environment.
 exported_to() {
   local pid n=0
-  for pid in $(pgrep -x "$1"); do tr '\0' '\n' <"/proc/$pid/environ" | grep -qx MCM_TEST_EXPORTED=yes && n=$((n + 1)); done
+  for pid in $(pgrep -x "$1"); do
+    tr '\0' '\n' <"/proc/$pid/environ" | grep -qx MCM_TEST_EXPORTED=yes && n=$((n + 1))
+  done
   echo $n
 }
 check "-x reaches the 6 ranks ($(exported_to hold_app)) and the 3 mcmd ($(exported_to mcmd))" \

@@ -102,6 +102,12 @@ std::string absolute_in(const std::string& path, const fs::path& base) {
   return (p.is_absolute() ? p : base / p).lexically_normal().string();
 }
 
+/// Whether `o` is the user's -x LD_PRELOAD or -x LD_PRELOAD=LIB (merged with the shim's).
+bool exports_preload(const Option& o) {
+  return o.role == Role::export_env &&
+         (o.args[0] == "LD_PRELOAD" || o.args[0].rfind("LD_PRELOAD=", 0) == 0);
+}
+
 }  // namespace
 
 Allocation find_allocation(const CommandLine& cl, const Environment& env) {
@@ -230,8 +236,7 @@ std::vector<std::string> build_mpirun_argv(const CommandLine& cl, const Allocati
   std::vector<std::string> exports;
   for (const Context& c : cl.contexts)
     for (const Option& o : c.options)
-      if (o.role == Role::export_env && o.args[0] != "LD_PRELOAD" &&
-          o.args[0].rfind("LD_PRELOAD=", 0) != 0 &&
+      if (o.role == Role::export_env && !exports_preload(o) &&
           std::find(exports.begin(), exports.end(), o.args[0]) == exports.end())
         exports.push_back(o.args[0]);
   for (size_t k = 0; k < cl.contexts.size(); ++k) {
@@ -239,8 +244,7 @@ std::vector<std::string> build_mpirun_argv(const CommandLine& cl, const Allocati
     if (k > 0) argv.push_back(":");
     std::string preload = programs.libmcm;
     for (const Option& o : c.options) {
-      if (o.role == Role::export_env &&
-          (o.args[0] == "LD_PRELOAD" || o.args[0].rfind("LD_PRELOAD=", 0) == 0)) {
+      if (exports_preload(o)) {
         // The user's preload runs after the shim: merged into the env below.
         const std::string user = o.args[0] == "LD_PRELOAD" ? env.getenv("LD_PRELOAD").value_or("")
                                                            : o.args[0].substr(11);
