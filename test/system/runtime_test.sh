@@ -48,6 +48,8 @@ epoch() { date -d "$1" +%s.%N; }  # a log line's time stamp, in seconds
 first_time() { local line; line=$(grep -m1 -E "$1" "$2") && epoch "$(cut -d' ' -f1 <<<"$line")"; }
 # switch_in_bounds SWITCHED ONSET ONSET_DONE SENT MAX_MESSAGES
 switch_in_bounds() { within_after "$1" "$2" "$3" "$kSwitchSeconds" && [ "$4" -le "$5" ]; }
+# seconds_from A B: B - A in seconds, to 0.01 (both epoch seconds).
+seconds_from() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
 # within_after T BEGAN ENDED SECONDS: T came after BEGAN and at most SECONDS after ENDED.
 within_after() { awk -v a="$1" -v b="$2" -v e="$3" -v s="$4" 'BEGIN { exit !(a > b && a - e <= s) }'; }
 # stream_episode RUN MODE HOSTFILE SECONDS CONGESTED_SECONDS CONGESTION...: stream_app ping-pongs
@@ -111,16 +113,16 @@ for run in adaptive relay adaptive-ips; do
   switched=$(first_time "runtime: switch vm1 -> vm2" "$log")
   returned=$(first_time "runtime: return vm1 -> vm2" "$log")
   sent=$(awk -v a="$onset_done" -v b="${switched:-0}" '$1 >= a && $1 <= b' "$work/times-$run" | wc -l)
-  after=$(awk -v a="$onset_done" -v b="${switched:-0}" 'BEGIN { printf "%.2f", b - a }')
-  took=$(awk -v a="$onset" -v b="$onset_done" 'BEGIN { printf "%.2f", b - a }')
+  after=$(seconds_from "$onset_done" "${switched:-0}")
+  took=$(seconds_from "$onset" "$onset_done")
   # Relay times every message; adaptive's healthy pairs are native and untimed, so it
   # detects from its probes (sampling: docs/architecture.md, "The native path"): its
   # bound is the time alone, and the count depends on the application's message rate.
   most_sent=$kSwitchMessages; [ $mode = adaptive ] && most_sent=1000000
   check "[$run] the switch came after the onset began, ${after} s and $sent messages after it was in place (it took ${took} s; bounds: $kSwitchSeconds s$([ $mode = relay ] && echo ", $kSwitchMessages messages"))" \
     switch_in_bounds "${switched:-0}" "$onset" "$onset_done" "$sent" "$most_sent"
-  back=$(awk -v a="$clear_done" -v b="${returned:-0}" 'BEGIN { printf "%.2f", b - a }')
-  took=$(awk -v a="$cleared" -v b="$clear_done" 'BEGIN { printf "%.2f", b - a }')
+  back=$(seconds_from "$clear_done" "${returned:-0}")
+  took=$(seconds_from "$cleared" "$clear_done")
   check "[$run] the return came after the clear began, ${back} s after it ended (it took ${took} s; bound: $kReturnSeconds s)" \
     within_after "${returned:-0}" "$cleared" "$clear_done" "$kReturnSeconds"
   # The effect, from the daemons' relay counters (mcmd/relay_counters.h) and the shim's
@@ -171,8 +173,8 @@ for run in adaptive relay adaptive-ips; do
     done < <(grep "scheduling priority back to nice 0" "$via_log" 2>/dev/null)
     # Raised by the first detoured frame: after the onset, and within the switch bound of
     # the switch (not of the onset: the switch itself may take nearly that bound).
-    check "[$run] the intermediate's daemon (VM ${via_vm:-?}) ran at nice 0 until the switch, at -15 from it (raised at ${raised:-never}, $(awk -v r="${raised:-0}" -v s="${switched:-0}" 'BEGIN { printf "%.2f", r - s }') s after the switch)" \
-      awk -v r="${raised:-0}" -v o="$onset" -v s="${switched:-0}" -v k="$kSwitchSeconds" 'BEGIN { exit !(r > o && r - s <= k) }'
+    check "[$run] the intermediate's daemon (VM ${via_vm:-?}) ran at nice 0 until the switch, at -15 from it (raised at ${raised:-never}, $(seconds_from "${switched:-0}" "${raised:-0}") s after the switch)" \
+      within_after "${raised:-0}" "$onset" "${switched:-0}" "$kSwitchSeconds"
     check "[$run] and back at nice 0 after the return (at ${rested:-never})" [ -n "$rested" ]
   fi
   grep -h "runtime: switch\|runtime: return" "$logs"/mcmd-vm*.log | cut -c1-220 | sed 's/^/  /'
