@@ -24,12 +24,12 @@
 #include <memory>
 #include <vector>
 
-#include "daemon_options.h"
+#include "plumbing/daemon_options.h"
 #include "mcm/bootstrap.h"
-#include "mpi_poller.h"
-#include "priority.h"
-#include "relay.h"
-#include "runtime.h"
+#include "plumbing/mpi_poller.h"
+#include "plumbing/priority.h"
+#include "relay/relay.h"
+#include "runtime/runtime.h"
 
 namespace spdlog {
 class logger;

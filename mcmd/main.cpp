@@ -13,9 +13,9 @@
 #include <memory>
 
 #include "daemon.h"
-#include "daemon_options.h"
-#include "logging.h"
-#include "mpi_yield.h"
+#include "plumbing/daemon_options.h"
+#include "plumbing/logging.h"
+#include "plumbing/mpi_yield.h"
 #include "mcm/bootstrap.h"
 
 namespace {

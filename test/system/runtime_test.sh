@@ -125,7 +125,7 @@ for run in adaptive relay adaptive-ips; do
   took=$(seconds_from "$cleared" "$clear_done")
   check "[$run] the return came after the clear began, ${back} s after it ended (it took ${took} s; bound: $kReturnSeconds s)" \
     within_after "${returned:-0}" "$cleared" "$clear_done" "$kReturnSeconds"
-  # The effect, from the daemons' relay counters (mcmd/relay_counters.h) and the shim's
+  # The effect, from the daemons' relay counters (mcmd/relay/relay_counters.h) and the shim's
   # record: the pair's messages of the episode went via the detour, and the rest of the
   # run went direct (the pair did return). Relay: vm1's daemon sent them via the
   # intermediate, which carried the same ones. Adaptive: vm1's rank sent them straight
@@ -162,7 +162,7 @@ for run in adaptive relay adaptive-ips; do
   most=$(most_switches "$logs")
   check "[$run] no pair switched away more than once in the episode (most: $most)" [ "$most" -le 1 ]
   if [ $mode = adaptive ]; then
-    # mcmd/priority.h: at the job's priority while healthy, raised while frames move:
+    # mcmd/plumbing/priority.h: at the job's priority while healthy, raised while frames move:
     # those of a direct detour move through the intermediate's daemon only.
     via_log="$logs/mcmd-vm${via_vm:-x}.log"
     raised=$(first_time "frames moving: scheduling priority raised to nice -15" "$via_log" 2>/dev/null)

@@ -1,9 +1,9 @@
-// Chaining the measured clock links into offsets from VM 0 (mcmd/clock_offsets.h): a
+// Chaining the measured clock links into offsets from VM 0 (mcmd/runtime/clock_offsets.h): a
 // congested link is bypassed through the most certain chain of clean ones.
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "clock_chain.h"
+#include "runtime/clock_chain.h"
 
 using mcm::daemon::chain_clock_offsets;
 using mcm::daemon::ClockLink;

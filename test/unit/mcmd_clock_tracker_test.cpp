@@ -1,9 +1,9 @@
-// The runtime's view of the other VMs' clocks (mcmd/clock_tracker.h): start-up offsets,
+// The runtime's view of the other VMs' clocks (mcmd/runtime/clock_tracker.h): start-up offsets,
 // refreshed by probe exchanges, the most certain kept, certainty lost with age.
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "clock_tracker.h"
+#include "runtime/clock_tracker.h"
 
 using mcm::daemon::ClockOffsets;
 using mcm::daemon::ClockTracker;

@@ -1,9 +1,9 @@
 // mcmd's frame memory bound (FramePool) and its forwarding counters.
 #include <catch2/catch.hpp>
 
-#include "frame_pool.h"
+#include "relay/frame_pool.h"
 #include "mcm/wire.h"
-#include "relay_counters.h"
+#include "relay/relay_counters.h"
 
 using mcm::daemon::Frame;
 using mcm::daemon::FramePool;

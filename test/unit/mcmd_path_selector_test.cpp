@@ -1,4 +1,4 @@
-// The runtime's decisions (mcmd/path_selector.h) on a made-up cluster of 4 VMs without
+// The runtime's decisions (mcmd/runtime/path_selector.h) on a made-up cluster of 4 VMs without
 // MPI: zones, detection after `consecutive` congested observations, selection among the
 // table's detours, staying when nothing is better, return with hysteresis.
 #include <catch2/catch.hpp>
@@ -6,8 +6,8 @@
 #include <optional>
 #include <vector>
 
-#include "path_record.h"
-#include "path_selector.h"
+#include "runtime/path_record.h"
+#include "runtime/path_selector.h"
 
 using mcm::daemon::Decision;
 using mcm::daemon::PathRecord;

@@ -1,4 +1,4 @@
-// mcmd's scheduling priority request (mcmd/priority.h).
+// mcmd's scheduling priority request (mcmd/plumbing/priority.h).
 #include <catch2/catch.hpp>
 
 #include <dirent.h>
@@ -13,7 +13,7 @@
 #include <chrono>
 #include <cstdlib>
 
-#include "priority.h"
+#include "plumbing/priority.h"
 
 TEST_CASE("priority: a nice value is applied to the calling thread", "[mcmd]") {
   // In a thread of its own: on Linux the nice value is per thread, so the test process

@@ -1,9 +1,9 @@
-// Probe rounds (mcmd/probe_rounds.h): the delay a round's probes share is the sending
+// Probe rounds (mcmd/runtime/probe_rounds.h): the delay a round's probes share is the sending
 // VM's own and is taken off each; a path congested further on keeps its excess.
 #include <catch2/catch.hpp>
 #include <vector>
 
-#include "probe_rounds.h"
+#include "runtime/probe_rounds.h"
 
 using mcm::daemon::ProbeRounds;
 using mcm::daemon::RoundProbe;

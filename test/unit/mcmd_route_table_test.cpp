@@ -2,8 +2,8 @@
 #include <catch2/catch.hpp>
 #include <stdexcept>
 
-#include "hop_router.h"
-#include "route_table.h"
+#include "relay/hop_router.h"
+#include "relay/route_table.h"
 
 using mcm::Route;
 using mcm::daemon::Hop;

@@ -76,7 +76,7 @@ struct RelayConfig {
   long long buffer_bytes = 64LL << 20;  ///< most frame bytes one mcmd holds, all destinations
 };
 
-/// The runtime's congestion detection and path selection (mcmd/path_selector.h).
+/// The runtime's congestion detection and path selection (mcmd/runtime/path_selector.h).
 struct RuntimeConfig {
   /// A path whose latency is at least medium_factor x its base latency (the probe's
   /// alpha + size/beta) is in the medium zone, from high_factor x in the high zone;
@@ -85,7 +85,7 @@ struct RuntimeConfig {
   double high_factor = 5.0;
   /// ...and only when the latency also exceeds the base by at least this many µs and by
   /// noise_factor x the path's noise (the 90th percentile of its healthy excesses,
-  /// mcmd/path_record.h): forwarding through daemons and scheduling on busy cores add
+  /// mcmd/runtime/path_record.h): forwarding through daemons and scheduling on busy cores add
   /// delays that are not congestion, and how much depends on the machine (on the 2-core
   /// testbed, clean CG's one-way latencies reach 2.6 ms at the 90th percentile and 5-6.5
   /// ms at the 99th; docs/configuration.md).

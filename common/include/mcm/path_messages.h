@@ -25,7 +25,7 @@
 //     found: the ring's arrival as the kernel stamped it, so a daemon that was not
 //     running when the probe came, on cores the application keeps busy, does not make
 //     the path look slow; otherwise when it read the probe) and at reply (each exchange
-//     refreshes the prober's estimate of the peer's clock offset, mcmd/clock_tracker.h)
+//     refreshes the prober's estimate of the peer's clock offset, mcmd/runtime/clock_tracker.h)
 //     and, after it, one double per VM: the current excess (µs) of its direct path to
 //     that VM over the base latency, +inf while that path is congested, NaN when unknown
 //     (PathSelector::direct_excess). The prober

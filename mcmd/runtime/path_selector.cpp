@@ -1,4 +1,4 @@
-#include "path_selector.h"
+#include "runtime/path_selector.h"
 
 #include <algorithm>
 #include <cmath>

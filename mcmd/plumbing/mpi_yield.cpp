@@ -1,4 +1,4 @@
-#include "mpi_yield.h"
+#include "plumbing/mpi_yield.h"
 
 #include <dlfcn.h>
 

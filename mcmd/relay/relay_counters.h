@@ -10,7 +10,7 @@
 #include <tuple>
 #include <vector>
 
-#include "hop_router.h"
+#include "relay/hop_router.h"
 
 namespace mcm::daemon {
 

@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "mcm/wire.h"
-#include "route_table.h"
+#include "relay/route_table.h"
 
 namespace mcm::daemon {
 

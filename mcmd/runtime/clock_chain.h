@@ -1,4 +1,4 @@
-// Clock offsets chained from measured links (mcmd/clock_offsets.h measures them): each
+// Clock offsets chained from measured links (mcmd/runtime/clock_offsets.h measures them): each
 // VM's offset to VM 0 along the path of links whose uncertainties add up least
 // (Dijkstra), so that a link measured through a congested path is bypassed. Pure, no MPI.
 #pragma once

@@ -1,4 +1,4 @@
-#include "clock_tracker.h"
+#include "runtime/clock_tracker.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "clock_chain.h"
+#include "runtime/clock_chain.h"
 
 #include <cstddef>
 #include <limits>

@@ -1,4 +1,4 @@
-#include "hop_router.h"
+#include "relay/hop_router.h"
 
 namespace mcm::daemon {
 

@@ -1,4 +1,4 @@
-#include "route_table.h"
+#include "relay/route_table.h"
 
 #include <stdexcept>
 #include <string>

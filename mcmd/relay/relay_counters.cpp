@@ -1,4 +1,4 @@
-#include "relay_counters.h"
+#include "relay/relay_counters.h"
 
 namespace mcm::daemon {
 

@@ -20,7 +20,7 @@
 
 #include <vector>
 
-#include "clock_chain.h"
+#include "runtime/clock_chain.h"
 
 namespace mcm::daemon {
 

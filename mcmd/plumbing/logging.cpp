@@ -1,4 +1,4 @@
-#include "logging.h"
+#include "plumbing/logging.h"
 
 #include <spdlog/sinks/basic_file_sink.h>
 #include <spdlog/sinks/stdout_sinks.h>

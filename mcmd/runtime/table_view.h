@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "mcm/topology.h"
-#include "path_selector.h"
+#include "runtime/path_selector.h"
 
 namespace mcm::daemon {
 

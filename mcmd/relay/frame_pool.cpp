@@ -1,4 +1,4 @@
-#include "frame_pool.h"
+#include "relay/frame_pool.h"
 
 #include <algorithm>
 

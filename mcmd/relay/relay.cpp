@@ -1,4 +1,4 @@
-#include "relay.h"
+#include "relay/relay.h"
 
 #include "mcm/clock.h"
 

@@ -1,4 +1,4 @@
-#include "table_view.h"
+#include "runtime/table_view.h"
 
 #include <algorithm>
 #include <cmath>

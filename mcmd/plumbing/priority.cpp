@@ -1,4 +1,4 @@
-#include "priority.h"
+#include "plumbing/priority.h"
 
 #include <dirent.h>
 #include <sys/resource.h>

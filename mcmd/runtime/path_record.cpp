@@ -1,4 +1,4 @@
-#include "path_record.h"
+#include "runtime/path_record.h"
 
 #include <algorithm>
 #include <cmath>

@@ -11,7 +11,7 @@
 //    is larger. Until the path has shown its noise at that size: the larger of the
 //    machine's and the table's, kInitialNoiseUs before any path showed one. (Probes
 //    reach the selector less the delay the probes of their round shared at this VM:
-//    mcmd/probe_rounds.h.) When the path D's traffic uses has `consecutive` congested
+//    mcmd/runtime/probe_rounds.h.) When the path D's traffic uses has `consecutive` congested
 //    observations in a row, an alternative is searched: after a switch, not again for
 //    `return_after` x 2^h (h: moves from detour to detour since the pair left direct, at
 //    most 4: a detour is given time before it is judged, and more each time the pair had
@@ -68,7 +68,7 @@
 #include <vector>
 
 #include "mcm/config.h"
-#include "path_record.h"
+#include "runtime/path_record.h"
 
 namespace mcm::daemon {
 

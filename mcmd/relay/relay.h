@@ -34,12 +34,12 @@
 #include <string>
 #include <vector>
 
-#include "frame_pool.h"
-#include "hop_router.h"
+#include "relay/frame_pool.h"
+#include "relay/hop_router.h"
 #include "mcm/bootstrap.h"
 #include "mcm/routes.h"
-#include "mpi_poller.h"
-#include "relay_counters.h"
+#include "plumbing/mpi_poller.h"
+#include "relay/relay_counters.h"
 
 namespace spdlog {
 class logger;
@@ -69,7 +69,7 @@ class Relay {
   /// poll step too (the runtime's receiving), told whether any message of any tag was
   /// waiting (the step's own PMPI_Iprobe), so that it need not probe when none was.
   /// `also` runs after every step: `waiting` as for Runtime::step, `forwarding` when
-  /// the step moved frames or holds some (mcmd/priority.h).
+  /// the step moved frames or holds some (mcmd/plumbing/priority.h).
   void start(std::function<void(bool waiting, bool forwarding)> also = nullptr);
 
   /// Lets the runtime choose the routes of pairs without a static route (HopRouter).

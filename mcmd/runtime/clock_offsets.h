@@ -17,7 +17,7 @@
 // latency between VMs in general).
 #pragma once
 
-#include "clock_chain.h"
+#include "runtime/clock_chain.h"
 #include "mcm/bootstrap.h"
 
 namespace mcm::daemon {

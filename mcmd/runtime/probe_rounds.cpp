@@ -1,4 +1,4 @@
-#include "probe_rounds.h"
+#include "runtime/probe_rounds.h"
 
 #include <algorithm>
 #include <cmath>

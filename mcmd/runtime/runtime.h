@@ -32,17 +32,17 @@
 #include <unordered_set>
 #include <vector>
 
-#include "clock_offsets.h"
-#include "clock_tracker.h"
+#include "runtime/clock_offsets.h"
+#include "runtime/clock_tracker.h"
 #include "mcm/bootstrap.h"
 #include "mcm/config.h"
 #include "mcm/doorbell.h"
 #include "mcm/path_messages.h"
 #include "mcm/topology.h"
-#include "mpi_poller.h"
-#include "path_selector.h"
-#include "probe_rounds.h"
-#include "table_view.h"
+#include "plumbing/mpi_poller.h"
+#include "runtime/path_selector.h"
+#include "runtime/probe_rounds.h"
+#include "runtime/table_view.h"
 
 namespace spdlog {
 class logger;

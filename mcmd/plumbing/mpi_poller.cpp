@@ -1,4 +1,4 @@
-#include "mpi_poller.h"
+#include "plumbing/mpi_poller.h"
 
 #include <algorithm>
 

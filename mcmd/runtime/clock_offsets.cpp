@@ -1,4 +1,4 @@
-#include "clock_offsets.h"
+#include "runtime/clock_offsets.h"
 
 #include <limits>
 #include <utility>

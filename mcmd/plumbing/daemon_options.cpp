@@ -1,4 +1,4 @@
-#include "daemon_options.h"
+#include "plumbing/daemon_options.h"
 
 #include <charconv>
 #include <cstdio>

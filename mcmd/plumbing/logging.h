@@ -5,7 +5,7 @@
 
 #include <memory>
 
-#include "daemon_options.h"
+#include "plumbing/daemon_options.h"
 
 namespace spdlog {
 class logger;
