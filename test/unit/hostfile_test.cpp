@@ -89,7 +89,7 @@ TEST_CASE("hostfile: an unreadable file names the file and the reason", "[hostfi
   }
 }
 
-TEST_CASE("--host lists: one slot per occurrence or host:N", "[hostfile]") {
+TEST_CASE("host lists (--host): one slot per occurrence or host:N", "[hostfile]") {
   mcm::HostList list;
   mcm::add_host_list("a,b,a", list);
   REQUIRE(list.hosts.size() == 2);
@@ -108,7 +108,7 @@ TEST_CASE("--host lists: one slot per occurrence or host:N", "[hostfile]") {
   CHECK(cores.total_slots() == -1);
 }
 
-TEST_CASE("--host lists: errors", "[hostfile]") {
+TEST_CASE("host lists (--host): errors", "[hostfile]") {
   mcm::HostList list;
   CHECK_THROWS_WITH(mcm::add_host_list("a:x", list, "-H"), "-H 'a:x': bad slots value 'x'");
   CHECK_THROWS_WITH(mcm::add_host_list("a:0", list), "--host 'a:0': bad slots value '0'");

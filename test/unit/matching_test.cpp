@@ -82,7 +82,7 @@ TEST_CASE("sequence numbers are per sender and per context") {
   CHECK(m.post(&r, Pattern{5, 1, 0}) == nullptr);
 }
 
-TEST_CASE("peek leaves the message; take removes it; cancel withdraws a receive") {
+TEST_CASE("peek leaves the message, take removes it, cancel withdraws a receive") {
   M m;
   Msg a{1};
   arrive_and_offer(m, &a, from(2, 3, 0));

@@ -131,7 +131,7 @@ TEST_CASE("path record: small messages on time do not end a run of slow large on
   CHECK(r.congested_in_a_row() == 0);
 }
 
-TEST_CASE("selector: a noisy path is not switched; a congested one is, after N in a row",
+TEST_CASE("selector: a noisy path is not switched, a congested one is, after N in a row",
           "[runtime]") {
   PathSelector s = selector();
   double t = 0;
@@ -283,7 +283,7 @@ TEST_CASE("selector: a congested first leg or a peer's congested second leg is a
   CHECK(later->to_via == 3);
 }
 
-TEST_CASE("selector: return after the direct path stayed healthy; flapping backs off",
+TEST_CASE("selector: return after the direct path stayed healthy, flapping backs off",
           "[runtime]") {
   mcm::RuntimeConfig config;
   config.return_after_ms = 1000;
@@ -404,7 +404,7 @@ TEST_CASE("selector: no return while the reverse path is congested", "[runtime]"
   CHECK(s.tick(t).size() == 1);
 }
 
-TEST_CASE("selector: a slow detour with healthy legs stays until direct is healthy; a congested "
+TEST_CASE("selector: a slow detour with healthy legs stays until direct is healthy, a congested "
           "one does not go back to direct on its luckiest probe",
           "[runtime]") {
   PathSelector s = selector();
@@ -476,7 +476,7 @@ TEST_CASE("selector: no detour through a VM whose own direct path this VM left",
   CHECK(d->to_via == 3);
 }
 
-TEST_CASE("selector: two congested detours: one move on, then it stays; moves wait longer",
+TEST_CASE("selector: two congested detours: one move on, then it stays, moves wait longer",
           "[runtime]") {
   PathSelector s = selector();
   double t = 0;

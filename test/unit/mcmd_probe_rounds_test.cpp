@@ -46,7 +46,7 @@ TEST_CASE(
   CHECK(rounds.shared_max_us() == 1600);
 }
 
-TEST_CASE("probe rounds: a link congested further on keeps its excess; every path slow keeps none",
+TEST_CASE("probe rounds: a link congested further on keeps its excess, every path slow keeps none",
           "[runtime]") {
   ProbeRounds rounds;
   rounds.start(1, 3);

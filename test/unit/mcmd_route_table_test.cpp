@@ -122,7 +122,7 @@ TEST_CASE("hop rules: a local sender's frame for its own VM is delivered", "[mcm
   CHECK(hop.stamp_arrival);
 }
 
-TEST_CASE("hop rules: only the last frame is stamped; via is chosen once per message",
+TEST_CASE("hop rules: only the last frame is stamped, via is chosen once per message",
           "[mcmd][routes]") {
   HopRouter router(job(0), RouteTable(4, {Route{0, 1, 2}}));
   // A 3-frame message 0 -> 3 (VM 1).

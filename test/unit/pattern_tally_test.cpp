@@ -87,7 +87,7 @@ TEST_CASE("pattern tally: the dominant sizes: most messages, then most bytes", "
   CHECK(mcm::shim::top_sizes({}, 8).empty());
 }
 
-TEST_CASE("pattern tally: packed and unpacked unchanged; damaged words are refused", "[pattern]") {
+TEST_CASE("pattern tally: packed and unpacked unchanged, damaged words are refused", "[pattern]") {
   RankTally t(4);
   send(t, 3, 5600, 4);
   send(t, 1, 8, 2);
