@@ -3,7 +3,8 @@
 # unknown --mode, a mode not available yet, no program, an unreadable hostfile, a
 # malformed --config (the message names file:line:column), mpirun missing from PATH,
 # static routes naming unknown VMs or looping (on the command line and in the config),
-# path tables that do not know the job's hosts or cannot serve detection.
+# path tables that do not know the job's hosts or cannot serve detection, --intercepted
+# of a library that is not the shim.
 # Needs no testbed. Usage: bad_input_test.sh BUILD_DIR
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -25,6 +26,9 @@ expect_error() {
 }
 
 expect_error "unknown --mode" "unknown --mode 'fast'" --mode fast -np 2 /bin/true
+libz=$(ldconfig -p | awk '/libz\.so\.1 /{print $NF; exit}')
+MCM_LIBMCM=$libz expect_error "--intercepted of a library that is not MCM's shim names it" \
+  "$libz has no table of intercepted functions" --intercepted
 expect_error "missing program" "no program to run" -np 2
 expect_error "unreadable hostfile" "$work/nope" --hostfile "$work/nope" -np 2 /bin/true
 printf 'mode: off\ndaemon:\n  idle_sleep_max_us: [1, 2\n' >"$work/broken.yaml"

@@ -26,6 +26,19 @@ for tree in build install; do
   check "$tree tree: the job preloads libmcm.so from $root" grep -q "LD_PRELOAD=$root/[^ ]*libmcm.so" <<<"$cmd"
   check "$tree tree: the job runs mcmd from $root/bin" grep -q "$root/bin/mcmd" <<<"$cmd"
   out=$("$mcmrun" --oversubscribe -np 2 "$BUILD/test/system/hold_app" "$work/go" 2>&1)
+  # --intercepted reads the table compiled into the libmcm.so this mcmrun uses: every
+  # function it says the shim wraps is defined there, and the ones it leaves alone are not.
+  "$mcmrun" --intercepted >"$work/intercepted" 2>&1
+  check "$tree tree: --intercepted lists MPI_Send as the engine's ($(grep -m1 '^MPI functions' "$work/intercepted"))" \
+    grep -qE '^MPI_Send +p2p +engine +yes$' "$work/intercepted"
+  lib=$(sed -n '1s/^MPI functions in \(.*\): [0-9]*$/\1/p' "$work/intercepted")
+  nm -D --defined-only "$lib" | awk '{print $NF}' | sort -u >"$work/defined"
+  awk '/^MPI_/ && $3 != "not-wrapped" {print $1}' "$work/intercepted" | sort -u >"$work/wrapped"
+  awk '/^MPI_/ && $3 == "not-wrapped" {print $1}' "$work/intercepted" | sort -u >"$work/left"
+  check "$tree tree: every function it lists as wrapped ($(wc -l <"$work/wrapped")) is defined in $lib" \
+    test -z "$(comm -23 "$work/wrapped" "$work/defined")"
+  check "$tree tree: the ones it lists as left to Open MPI ($(wc -l <"$work/left")) are not" \
+    test -s "$work/left" -a -z "$(comm -12 "$work/left" "$work/defined")"
   check "$tree tree: a job runs and sees 2 ranks (${out//$'\n'/ })" grep -q "world 2 ranks on 1 hosts" <<<"$out"
 done
 

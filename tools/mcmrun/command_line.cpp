@@ -78,7 +78,7 @@ constexpr OptionSpec kMpirunOptions[] = {
 // clang-format on
 
 /// mcmrun's own options.
-enum class Own { mode, config, log_dir, paths, route, dry_run, verbose, help, version };
+enum class Own { mode, config, log_dir, paths, route, dry_run, verbose, help, version, intercepted };
 
 struct OwnSpec {
   std::string_view name;
@@ -93,7 +93,7 @@ constexpr OwnSpec kOwnOptions[] = {
     {"--dry-run", false, Own::dry_run}, {"-v", false, Own::verbose},
     {"--verbose", false, Own::verbose}, {"-h", false, Own::help},
     {"--help", false, Own::help},       {"-V", false, Own::version},
-    {"--version", false, Own::version},
+    {"--version", false, Own::version}, {"--intercepted", false, Own::intercepted},
 };
 
 // The modes this release implements; the others are refused before anything starts.
@@ -116,7 +116,7 @@ class Parser {
   explicit Parser(const std::vector<std::string>& args) : args_(args) {}
 
   CommandLine run() {
-    for (i_ = 0; i_ < args_.size() && !result_.help && !result_.version; ++i_) {
+    for (i_ = 0; i_ < args_.size() && !result_.stops_early(); ++i_) {
       const std::string& arg = args_[i_];
       if (arg == ":") {
         end_context();
@@ -128,7 +128,7 @@ class Parser {
         context_.program.push_back(arg);
       }
     }
-    if (result_.help || result_.version) return std::move(result_);
+    if (result_.stops_early()) return std::move(result_);
     if (context_.program.empty()) {
       if (result_.contexts.empty()) throw UsageError("no program to run (see mcmrun --help)");
       throw UsageError("no program after the last ':'");
@@ -226,6 +226,9 @@ class Parser {
         break;
       case Own::version:
         result_.version = true;
+        break;
+      case Own::intercepted:
+        result_.intercepted = true;
         break;
     }
   }

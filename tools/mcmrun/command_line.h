@@ -81,6 +81,9 @@ struct CommandLine {
   bool verbose = false;
   bool help = false;              ///< when set, nothing else is guaranteed to be parsed
   bool version = false;           ///< likewise
+  bool intercepted = false;       ///< likewise (--intercepted)
+  /// --help, --version or --intercepted: print and exit, nothing else is parsed.
+  bool stops_early() const { return help || version || intercepted; }
   std::vector<Context> contexts;  ///< the application's contexts, in order
 };
 

@@ -18,6 +18,7 @@
 #include "command_line.h"
 #include "environment.h"
 #include "install_paths.h"
+#include "intercepted_list.h"
 #include "job_builder.h"
 #include "launcher.h"
 #include "mcm/config.h"
@@ -105,6 +106,11 @@ int run(const std::vector<std::string>& args) {
     return 0;
   }
   if (cl.version) return print_version(env);
+  if (cl.intercepted) {
+    const mcmrun::Programs programs = mcmrun::find_mcm_files(mcmrun::executable_dir(), env);
+    std::fputs(mcmrun::intercepted_text(programs.libmcm).c_str(), stdout);
+    return 0;
+  }
 
   std::optional<mcm::Config> config;
   if (cl.config_file) config = mcm::load_config(*cl.config_file);

@@ -54,6 +54,8 @@ mcmrun options (before the first program; --opt=value works too):
   -v, --verbose    print the mpirun command line on stderr, then run it
   -h, --help       print this help and exit
   -V, --version    print the versions of mcmrun and Open MPI and exit
+  --intercepted    list the MPI functions libmcm.so takes over (from the
+                   library's own table: family, how, Fortran) and exit
 
 All other options go to mpirun unchanged (see mpirun --help): -np N,
 --hostfile FILE, --host a,b, --map-by ..., -x VAR=VALUE, --mca NAME VALUE...
