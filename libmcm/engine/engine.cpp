@@ -40,7 +40,7 @@ void Engine::start(const mcm::Layout& layout, std::size_t chunk_bytes, bool adap
   PMPI_Query_thread(&provided);
   multithreaded_ = provided == MPI_THREAD_MULTIPLE;
   blocking_ = adaptive_ && !multithreaded_;
-  frames_.start(layout, chunk_bytes, /*via_daemons=*/true, doorbell_, adaptive_);
+  frames_.start(layout, chunk_bytes, doorbell_, adaptive_);
   late_.start(layout, doorbell_);
   reporting_ = layout.local_daemon >= 0;
   last_progress_end_ = gap_start_ = gap_end_ = mcm::wall_seconds();

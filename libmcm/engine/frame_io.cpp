@@ -15,13 +15,13 @@ constexpr int kRendezvousFromBytes = 4096;
 
 }  // namespace
 
-void FrameIO::start(const mcm::Layout& layout, std::size_t chunk_bytes, bool via_daemons,
+void FrameIO::start(const mcm::Layout& layout, std::size_t chunk_bytes,
                     const Doorbell& bell, bool adaptive) {
   through_daemons_.assign(static_cast<size_t>(std::max(layout.daemon_count, 0)), adaptive ? 0 : 1);
   via_of_vm_.assign(through_daemons_.size(), -1);
   layout_ = &layout;
   chunk_bytes_ = std::max<std::size_t>(chunk_bytes, 1024);
-  via_daemons_ = via_daemons && layout.local_daemon >= 0;
+  has_daemon_ = layout.local_daemon >= 0;
   my_tag_ = wire::data_tag(layout.world_rank);
   bell_ = &bell;
   lane_window_bytes_ = kLaneWindowFrames * wire::charge(sizeof(wire::Envelope) + chunk_bytes_);
@@ -112,7 +112,7 @@ void FrameIO::set_through_daemons(int vm, bool through, int via) {
 
 int FrameIO::next_hop(int destination) const {
   const int vm = layout_->vm_of_world_rank[static_cast<size_t>(destination)];
-  if (!via_daemons_ || vm == layout_->vm || vm < 0 || !through_daemons_[static_cast<size_t>(vm)])
+  if (!has_daemon_ || vm == layout_->vm || vm < 0 || !through_daemons_[static_cast<size_t>(vm)])
     return destination;
   const int via = via_of_vm_[static_cast<size_t>(vm)];
   return via >= 0 ? layout_->daemon_of_vm[static_cast<size_t>(via)] : layout_->local_daemon;

@@ -11,7 +11,7 @@
 // that its send completes only once the daemon has matched it (PMPI_Issend to another
 // VM's daemon, and to this VM's up to the 4 KiB shared-memory eager limit; above it,
 // rendezvous does that already), and at most
-// lane_window_bytes() (wire::charge()) of each destination's frames are unmatched at
+// kLaneWindowFrames frames of the largest size (wire::charge()) of each destination's frames are unmatched at
 // once; later ones wait here, in order, and leave as matches come back (a frame counts as
 // sent, for its operation's completion, when its send completes). The daemon takes a
 // destination's frames only while that destination's quota has room, so this bounds what
@@ -50,7 +50,7 @@ class FrameIO {
 
   /// `bell` (kept by reference) rings the next hops. `adaptive`: frames for other VMs go
   /// straight to their rank until set_through_daemons() says otherwise (wire.h rule 7).
-  void start(const mcm::Layout& layout, std::size_t chunk_bytes, bool via_daemons,
+  void start(const mcm::Layout& layout, std::size_t chunk_bytes,
              const Doorbell& bell, bool adaptive = false);
   /// Mode adaptive: whether frames for ranks of VM `vm` go through the daemons, and
   /// through which: `via` >= 0 sends them straight to VM `via`'s daemon, which hands them
@@ -81,8 +81,6 @@ class FrameIO {
   std::size_t in_flight() const { return requests_.size() + waiting_frames_; }
   /// Messages (of every kind) sent straight to another VM's daemon: direct detours.
   std::uint64_t detoured_messages() const { return detoured_messages_; }
-  /// The most frame bytes (wire::charge()) of one destination unmatched at the daemon.
-  std::size_t lane_window_bytes() const { return lane_window_bytes_; }
 
  private:
   struct Waiting {  ///< a frame for a daemon, waiting for room in its lane's window
@@ -116,7 +114,7 @@ class FrameIO {
 
   const mcm::Layout* layout_ = nullptr;
   std::size_t chunk_bytes_ = 0;  ///< set by start()
-  bool via_daemons_ = true;
+  bool has_daemon_ = true;  ///< this rank's VM runs a daemon (layout.local_daemon)
   std::vector<char> through_daemons_;  ///< by VM: relay all 1; adaptive 0 until detoured
   std::vector<int> via_of_vm_;         ///< by VM: the direct detour's via, -1: own daemon
   int my_tag_ = 0;

@@ -70,7 +70,6 @@ class MpiPoller {
   /// activity is set.
   void start();
 
-  std::size_t outstanding() const { return requests_.size(); }
   /// Polls so far, and how many of them a doorbell asked for (for the daemon's log).
   std::uint64_t polls() const { return polls_; }
   std::uint64_t rung_polls() const { return rung_polls_; }

@@ -59,7 +59,6 @@ class HopRouter {
   void set_dynamic_routes(std::function<int(int destination_vm)> via) { dynamic_ = std::move(via); }
 
   int vm_of(int world_rank) const;
-  const Topology& topology() const { return topology_; }
   const RouteTable& routes() const { return routes_; }
 
  private:

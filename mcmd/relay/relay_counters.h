@@ -34,7 +34,6 @@ class RelayCounters {
   /// Counts one frame; `last` when it is its message's last frame.
   void add(const Key& key, std::uint64_t payload_bytes, bool last);
 
-  const std::map<Key, Count>& counts() const { return counts_; }
   Count total() const;
 
   /// One line per key, in key order: "source: VM 0 (vm1) -> VM 1 (vm2) via VM 2 (vm3):

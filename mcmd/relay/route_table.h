@@ -1,9 +1,9 @@
-// The static routes of relay mode: for each (from VM, to VM) pair, the VM its traffic
-// goes through, or -1 for the direct path (daemon to daemon). Pure data, no MPI.
+// The static routes (`--route`, config `routes`): for each (from VM, to VM) pair, the VM
+// its traffic goes through, or -1 for the direct path (daemon to daemon). Pure data, no MPI.
 //
-// Built once at start-up from the resolved `--route` arguments (mcm/routes.h); the source
-// daemon asks it once per message (wire.h rule 3). Later the runtime will switch routes;
-// this table stays the users' static choice.
+// Built once at start-up from the resolved routes (mcm/routes.h); the source daemon asks
+// it once per message (wire.h rule 3). It stays the users' static choice: the runtime's
+// detours are asked for only where it says -1 (HopRouter's dynamic choice).
 #pragma once
 
 #include <vector>

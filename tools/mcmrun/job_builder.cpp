@@ -261,7 +261,6 @@ std::vector<std::string> build_mpirun_argv(const CommandLine& cl, const Allocati
     if (uses_frames(settings.mode))
       argv.push_back("MCM_CHUNK_BYTES=" + std::to_string(settings.relay.chunk_bytes));
     if (!settings.log_dir.empty()) argv.push_back("MCM_LOG_DIR=" + settings.log_dir);
-    if (!settings.config_file.empty()) argv.push_back("MCM_CONFIG=" + settings.config_file);
     argv.insert(argv.end(), c.program.begin(), c.program.end());
   }
 

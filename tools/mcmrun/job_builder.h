@@ -2,7 +2,7 @@
 //
 //   mpirun <first context's options> --oversubscribe
 //          env LD_PRELOAD=<libmcm.so>[:<user's>] MCM_MODE=<mode> [MCM_CHUNK_BYTES=N]
-//              [MCM_LOG_DIR=..] [MCM_CONFIG=..] <program> <args>
+//              [MCM_LOG_DIR=..] <program> <args>
 //        [ : <options> env LD_PRELOAD=... <program2> <args> ... ]
 //        : -np 1 --host <h1>:<slots> <mcmd> --mode <mode> [--log-dir D] [--config F]
 //              [--chunk-bytes N --buffer-bytes N [--route FROM:TO:VIA]... [--paths T]]
