@@ -13,7 +13,7 @@
 #include "mcm/bootstrap.h"
 #include "mcm/config.h"
 #include "mcm/protocol.h"
-#include "pattern_recorder.h"
+#include "record/pattern_recorder.h"
 #include "substitution.h"
 
 // The substitution state read by every generated wrapper (substitution.h).

@@ -1,4 +1,4 @@
-#include "context_ids.h"
+#include "engine/context_ids.h"
 
 #include <limits>
 

@@ -1,9 +1,9 @@
-#include "context_registry.h"
+#include "engine/context_registry.h"
 
 #include <cstdio>
 #include <numeric>
 
-#include "progress_hook.h"
+#include "engine/progress_hook.h"
 
 namespace mcm::engine {
 

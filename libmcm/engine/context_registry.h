@@ -28,8 +28,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "context_ids.h"
-#include "fair_lock.h"
+#include "engine/context_ids.h"
+#include "engine/fair_lock.h"
 
 namespace mcm::engine {
 

@@ -1,4 +1,4 @@
-#include "datatype.h"
+#include "engine/datatype.h"
 
 namespace mcm::engine {
 

@@ -26,15 +26,15 @@
 
 #include <mpi.h>
 
-#include "fair_lock.h"
+#include "engine/fair_lock.h"
 #include <unordered_map>
 #include <unordered_set>
 
-#include "context_registry.h"
-#include "frame_io.h"
-#include "late_arrivals.h"
-#include "matching.h"
-#include "op.h"
+#include "engine/context_registry.h"
+#include "engine/frame_io.h"
+#include "engine/late_arrivals.h"
+#include "engine/matching.h"
+#include "engine/op.h"
 
 namespace mcm::engine {
 
@@ -239,6 +239,8 @@ class Engine {
   FrameIO frames_;
   LateArrivals late_;
   bool reporting_ = false;         ///< a daemon serves this VM: late messages are reported
+  /// Progress rounds further apart than this leave a gap in which arrivals are not timed.
+  static constexpr double kPollGap = 1e-3;
   double last_progress_end_ = 0;  ///< when the previous progress() ended (arrival bounds)
   double gap_start_ = 0, gap_end_ = 0;  ///< the latest gap between progress rounds
   /// A blocking wait inside MPI that began at `start` just returned. MPI reads what is

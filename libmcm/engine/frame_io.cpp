@@ -1,4 +1,4 @@
-#include "frame_io.h"
+#include "engine/frame_io.h"
 
 #include <algorithm>
 #include <cstring>

@@ -1,4 +1,4 @@
-#include "late_arrivals.h"
+#include "engine/late_arrivals.h"
 
 #include <unistd.h>
 

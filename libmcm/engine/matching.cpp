@@ -1,4 +1,4 @@
-#include "matching.h"
+#include "engine/matching.h"
 
 #include <mpi.h>
 

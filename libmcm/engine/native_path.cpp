@@ -4,10 +4,10 @@
 // MPI (block()).
 #include <algorithm>
 
-#include "engine.h"
+#include "engine/engine.h"
 #include "mcm/clock.h"
-#include "progress_hook.h"
-#include "status.h"
+#include "engine/progress_hook.h"
+#include "engine/status.h"
 
 namespace mcm::engine {
 namespace {

@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "datatype.h"
-#include "matching.h"
+#include "engine/datatype.h"
+#include "engine/matching.h"
 #include "mcm/wire.h"
 
 namespace mcm::engine {

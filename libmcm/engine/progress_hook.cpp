@@ -1,4 +1,4 @@
-#include "progress_hook.h"
+#include "engine/progress_hook.h"
 
 #include <dlfcn.h>
 
@@ -6,7 +6,7 @@
 #include <chrono>
 #include <cstdint>
 
-#include "engine.h"
+#include "engine/engine.h"
 
 namespace mcm::engine::progress_hook {
 

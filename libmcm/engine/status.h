@@ -4,7 +4,7 @@
 #include <mpi.h>
 
 #include "mcm/wire.h"
-#include "op.h"
+#include "engine/op.h"
 
 namespace mcm::engine {
 

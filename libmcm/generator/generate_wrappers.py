@@ -542,7 +542,7 @@ def main():
     write(os.path.join(a.out, "c_wrappers.c"), common + "\n".join(c_code))
     write(os.path.join(a.out, "fortran_wrappers.c"), common + "\n".join(f_code))
     true_value, true_origin = fortran_true(a.includes)
-    bridges = HEADER + '#include <stddef.h>\n#include <mpi.h>\n\n#include "fortran_bridge.h"\n\n'
+    bridges = HEADER + '#include <stddef.h>\n#include <mpi.h>\n\n#include "fortran/fortran_bridge.h"\n\n'
     bridges += '#pragma GCC diagnostic ignored "-Wdeprecated-declarations"\n\n'
     bridges += "/* Fortran LOGICAL values (.TRUE.: %s). */\n" % true_origin
     bridges += "#define MCM_FORTRAN_TRUE %s\n#define MCM_FORTRAN_FALSE 0\n\n" % true_value

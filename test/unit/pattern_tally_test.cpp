@@ -1,14 +1,14 @@
-// Mode record's logic without MPI (libmcm/pattern_tally.h, pattern_yaml.h): one rank's
+// Mode record's logic without MPI (libmcm/record/pattern_tally.h, pattern_yaml.h): one rank's
 // tally, moving it between ranks, choosing the dominant sizes, merging, and the files'
 // text, which mcm::parse_pattern must read back unchanged.
-#include "pattern_tally.h"
+#include "record/pattern_tally.h"
 
 #include <catch2/catch.hpp>
 #include <string>
 #include <vector>
 
 #include "mcm/pattern.h"
-#include "pattern_yaml.h"
+#include "record/pattern_yaml.h"
 
 using mcm::SizeTraffic;
 using mcm::Traffic;

@@ -20,7 +20,7 @@
 //
 // Loading validates everything (types, ranges, shapes, and that the totals agree) so
 // that a hand-edited or truncated file fails with its position instead of misleading
-// the probe. The writer is libmcm's (libmcm/pattern_yaml.h), which cannot link yaml-cpp.
+// the probe. The writer is libmcm's (libmcm/record/pattern_yaml.h), which cannot link yaml-cpp.
 #pragma once
 
 #include <cstdint>

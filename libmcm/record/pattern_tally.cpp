@@ -1,4 +1,4 @@
-#include "pattern_tally.h"
+#include "record/pattern_tally.h"
 
 #include <algorithm>
 #include <tuple>

@@ -1,4 +1,4 @@
-#include "pattern_yaml.h"
+#include "record/pattern_yaml.h"
 
 namespace mcm::shim {
 namespace {

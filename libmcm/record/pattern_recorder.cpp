@@ -1,4 +1,4 @@
-#include "pattern_recorder.h"
+#include "record/pattern_recorder.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -11,8 +11,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "pattern_tally.h"
-#include "pattern_yaml.h"
+#include "record/pattern_tally.h"
+#include "record/pattern_yaml.h"
 
 namespace mcm::shim::recorder {
 

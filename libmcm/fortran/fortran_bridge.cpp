@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "fortran_bridge.h"
+#include "fortran/fortran_bridge.h"
 
 // Open MPI's Fortran MPI_BOTTOM: a common block in libmpi, under the manglings its Fortran
 // compiler uses (gfortran: mpi_fortran_bottom_). Weak: absent manglings stay null.

@@ -9,8 +9,8 @@
 
 #include "engine/progress_hook.h"
 #include "engine/status.h"
-#include "engine_access.h"
-#include "pattern_recorder.h"
+#include "wrappers/engine_access.h"
+#include "record/pattern_recorder.h"
 
 using mcm::shim::Backoff;
 using mcm::shim::Lock;

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "engine/engine.h"
-#include "fortran_bridge.h"
+#include "fortran/fortran_bridge.h"
 
 namespace {
 

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "mcm/pattern.h"
-#include "pattern_tally.h"
+#include "record/pattern_tally.h"
 
 namespace mcm::shim {
 

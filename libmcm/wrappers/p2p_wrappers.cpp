@@ -8,8 +8,8 @@
 #include <mpi.h>
 
 #include "engine/datatype.h"
-#include "engine_access.h"
-#include "pattern_recorder.h"
+#include "wrappers/engine_access.h"
+#include "record/pattern_recorder.h"
 
 using mcm::shim::Backoff;
 using mcm::shim::Context;

@@ -1,0 +1,216 @@
+// The engine's receiving side (Engine, engine/engine.h): probes, and frames as they arrive
+// (wire.h rules 4-7, 11): reassembly, matching, arrival times, late-message reports and
+// the match ACKs of synchronous sends.
+#include <cstring>
+
+#include "engine/engine.h"
+#include "engine/status.h"
+#include "mcm/clock.h"
+
+namespace mcm::engine {
+namespace {
+
+std::uint64_t assembly_key(int sender, std::uint64_t msg_id) {
+  return (static_cast<std::uint64_t>(sender) << 40) | msg_id;
+}
+
+}  // namespace
+
+// ---- probing -------------------------------------------------------------------------
+
+bool Engine::iprobe(int source, int tag, const Context& c, MPI_Status* status) {
+  progress();
+  const auto* found = matcher_.peek(Pattern{c.id, source, tag});
+  if (found == nullptr && adaptive_) {  // what the engine holds is older than MPI's queue
+    int flag = 0;
+    PMPI_Iprobe(source, tag, c.comm, &flag, status);
+    return flag != 0;
+  }
+  if (found == nullptr) return false;
+  fill_probe_status(status, found->first->envelope);
+  return true;
+}
+
+bool Engine::improbe(int source, int tag, const Context& c, MPI_Message* message,
+                     MPI_Status* status) {
+  progress();
+  const auto* found = matcher_.peek(Pattern{c.id, source, tag});
+  if (found == nullptr && adaptive_) {  // a native message: MPI_Mrecv passes it to MPI
+    int flag = 0;
+    PMPI_Improbe(source, tag, c.comm, &flag, message, status);
+    return flag != 0;
+  }
+  if (found == nullptr) return false;
+  Message* m = found->first;
+  fill_probe_status(status, m->envelope);
+  matcher_.take(m, c.id);
+  m->probed = true;
+  *message = reinterpret_cast<MPI_Message>(m);
+  probed_.insert(*message);
+  return true;
+}
+
+MPI_Request Engine::imrecv(void* buf, int count, MPI_Datatype type, MPI_Message* message) {
+  Message* m = reinterpret_cast<Message*>(*message);
+  probed_.erase(*message);
+  *message = MPI_MESSAGE_NULL;
+  Op* op = new_op(Op::Kind::recv, MPI_COMM_NULL, m->envelope.context, true);
+  if (const Context* c = contexts_.find(m->envelope.context)) op->comm = c->comm;
+  op->buf = buf;
+  op->count = count;
+  op->type = type;
+  op->target = describe(buf, count, type);
+  op->t_request = mcm::wall_seconds();
+  bind(op, m);
+  return op->handle;
+}
+
+// ---- arriving frames -------------------------------------------------------------------
+
+void Engine::on_frame(const wire::Envelope& e, const char* payload) {
+  if (e.kind == wire::kFlushAck) {
+    on_flush_ack(e);
+    return;
+  }
+  if (adaptive_ && (e.kind == wire::kData || e.kind == wire::kFlush) && e.offset == 0)
+    open_epoch(e);
+  if (e.kind == wire::kFlush) {
+    Message* marker = new Message;
+    marker->envelope = e;
+    const Arrival a{e.context, e.source, e.source_in_comm, e.tag, e.seq, /*marker=*/true};
+    for (const auto& [message, arrival] : matcher_.arrive(marker, a)) match(message, arrival);
+    return;
+  }
+  if (e.kind == wire::kRouteUpdate) {
+    frames_.set_through_daemons(e.tag, (e.flags & wire::kFlagThroughDaemons) != 0, e.via);
+    ++counters_.route_updates;
+    return;
+  }
+  if (e.kind == wire::kMatchAck) {
+    const auto it = awaiting_ack_.find(e.msg_id);
+    if (it == awaiting_ack_.end()) return;
+    Op* op = it->second;
+    awaiting_ack_.erase(it);
+    op->waiting_for_ack = false;
+    maybe_finish_send(op);
+    return;
+  }
+  const std::uint64_t key = assembly_key(e.source, e.msg_id);
+  Message* m = nullptr;
+  if (e.offset == 0) {
+    m = new Message;
+    m->envelope = e;
+    store(m, e, payload);
+    if (!m->complete()) {
+      assembling_[key] = m;
+    } else {
+      note_arrival(m, e);
+    }
+    const Arrival a{e.context, e.source, e.source_in_comm, e.tag, e.seq};
+    for (const auto& [message, arrival] : matcher_.arrive(m, a)) match(message, arrival);
+    return;
+  }
+  const auto it = assembling_.find(key);
+  if (it == assembling_.end()) return;  // cannot happen: frames of a message stay in order
+  m = it->second;
+  store(m, e, payload);
+  if (m->complete()) {
+    note_arrival(m, e);
+    assembling_.erase(it);
+    if (m->receive != nullptr) finish_receive(m->receive);
+  }
+}
+
+void Engine::store(Message* m, const wire::Envelope& e, const char* payload) {
+  if (e.chunk_bytes == 0) return;
+  Op* r = m->receive;
+  if (r != nullptr && r->target.base != nullptr) {
+    if (e.offset < r->target.bytes) {
+      const std::size_t n = std::min<std::size_t>(e.chunk_bytes, r->target.bytes - e.offset);
+      std::memcpy(r->target.base + e.offset, payload, n);
+    }
+  } else if (e.offset == 0) {
+    m->data.assign(payload, payload + e.chunk_bytes);  // often matched before frame 2
+  } else {
+    if (m->data.size() < m->envelope.message_bytes) m->data.resize(m->envelope.message_bytes);
+    std::memcpy(m->data.data() + e.offset, payload, e.chunk_bytes);
+  }
+  m->received += e.chunk_bytes;
+}
+
+void Engine::bind(Op* op, Message* m) {
+  op->message = m;
+  m->receive = op;
+  if (op->target.base != nullptr && !m->data.empty()) {
+    const std::size_t n = std::min<std::size_t>(m->received, op->target.bytes);
+    std::memcpy(op->target.base, m->data.data(), n);
+    std::vector<char>().swap(m->data);  // later frames go straight to the target
+  }
+  if (m->envelope.flags & wire::kFlagSync) send_ack(m->envelope);
+  if (m->complete()) finish_receive(op);
+}
+
+void Engine::note_arrival(Message* m, const wire::Envelope& e) {
+  if (e.t_arrive > 0) {  // stamped by this VM's daemon when the last frame reached it
+    m->t_arrival = e.t_arrive;
+    return;
+  }
+  // Straight from its sender (mode adaptive, or the same VM): it arrived before now, and
+  // after the end of the previous progress round, unless that round came right after a
+  // gap without MPI calls (a rank that computed or slept): MPI reads what arrived
+  // meanwhile off the wire in its first round and may match it only in a later one. So
+  // within 1 ms of a gap's end the arrival is imprecise and the gap's start is taken:
+  // the ACK rule never counts as late a message that may have been there before it was
+  // asked for, and the source daemon does not use its latency (precise = 0).
+  const double now = mcm::wall_seconds();
+  m->arrival_precise = now - gap_end_ > kPollGap;
+  m->t_arrival = m->arrival_precise ? now : gap_start_;
+}
+
+void Engine::report_if_late(const Op& op, const Message& m) {
+  const wire::Envelope& e = m.envelope;
+  const int source_vm = layout_->vm_of_world_rank[static_cast<size_t>(e.source)];
+  if (!reporting_ || source_vm == layout_->vm || source_vm < 0 || m.native) return;
+  if (!(m.t_arrival > op.t_request)) return;  // it was there before it was asked for
+  ++counters_.late_messages;
+  path::LateArrival a;
+  a.source_vm = source_vm;
+  a.destination_vm = layout_->vm;
+  a.via = e.via;
+  a.precise = m.arrival_precise ? 1 : 0;
+  a.bytes = e.message_bytes;
+  a.t_send = e.t_send;
+  a.t_arrive = m.t_arrival;
+  a.t_request = op.t_request;
+  late_.add(a, mcm::wall_seconds());
+}
+
+void Engine::finish_receive(Op* op) {
+  Message* m = op->message;
+  report_if_late(*op, *m);
+  const std::uint64_t sent = m->envelope.message_bytes;
+  op->bytes = std::min<std::uint64_t>(sent, op->target.bytes);
+  if (sent > op->target.bytes) op->error = MPI_ERR_TRUNCATE;
+  if (op->target.base == nullptr && op->bytes > 0)
+    unpack(m->data.data(), op->bytes, op->buf, op->count, op->type, self_);
+  op->source = m->envelope.source_in_comm;
+  op->status_tag = m->envelope.tag;
+  op->message = nullptr;
+  ++counters_.messages_received;
+  counters_.bytes_received += sent;
+  delete m;
+  complete(op);
+}
+
+void Engine::send_ack(const wire::Envelope& of) {
+  wire::Envelope ack;
+  ack.kind = wire::kMatchAck;
+  ack.source = layout_->world_rank;
+  ack.destination = of.source;
+  ack.context = of.context;
+  ack.msg_id = of.msg_id;
+  frames_.send(ack, nullptr, nullptr);
+  ++counters_.match_acks_sent;
+}
+
+}  // namespace mcm::engine
