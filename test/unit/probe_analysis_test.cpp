@@ -1,7 +1,10 @@
 // mcm-probe's pure logic: the tournament schedule, the α + size/β fit, the ranking of
 // detours, and the command line.
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <set>
+#include <utility>
+#include <vector>
 
 #include "analysis.h"
 #include "options.h"
@@ -157,4 +160,16 @@ TEST_CASE("worker settings survive the command line", "[probe]") {
   CHECK(r->flood_rate == s.flood_rate);
   CHECK(r->progress == probe::Progress::none);
   CHECK_FALSE(probe::from_args({"--hosts", "a"}, error));
+  // Every number whole, as to_args wrote it: a damaged argument is refused, named.
+  for (const auto& [option, value] : std::vector<std::pair<std::string, std::string>>{
+           {"--sizes", "64,12abc"}, {"--reference-size", "65536x"}, {"--budget", "12.5s"},
+           {"--factor", ""}, {"--flood-rate", "5e6 "}, {"--progress", "fancy"}}) {
+    std::vector<std::string> args = probe::to_args(s);
+    const auto at = std::find(args.begin(), args.end(), option);
+    REQUIRE(at != args.end());
+    *(at + 1) = value;
+    error.clear();
+    CHECK_FALSE(probe::from_args(args, error));
+    CHECK(error.find(option) != std::string::npos);
+  }
 }

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <chrono>
 #include <cstring>
 #include <sstream>
@@ -135,11 +136,14 @@ bool FloodAgent::start(const std::string& peer_endpoint, double rate_bytes_per_s
                        std::string& error) {
   stop();
   const auto colon = peer_endpoint.rfind(':');
-  if (colon == std::string::npos) {
-    error = "bad flood endpoint '" + peer_endpoint + "'";
+  int port = 0;
+  const char* digits = colon == std::string::npos ? nullptr : peer_endpoint.c_str() + colon + 1;
+  const char* end = peer_endpoint.c_str() + peer_endpoint.size();
+  if (digits == nullptr || std::from_chars(digits, end, port).ptr != end || digits == end ||
+      port <= 0 || port > 65535) {
+    error = "bad flood endpoint '" + peer_endpoint + "' (expected ADDRESSES:PORT)";
     return false;
   }
-  const int port = std::stoi(peer_endpoint.substr(colon + 1));
   std::stringstream addresses(peer_endpoint.substr(0, colon));
   std::string addr;
   while (std::getline(addresses, addr, ',')) {

@@ -1,6 +1,9 @@
 #include "worker_settings.h"
 
+#include <charconv>
+#include <locale>
 #include <sstream>
+#include <stdexcept>
 
 namespace probe {
 namespace {
@@ -18,6 +21,25 @@ std::string number(double x) {
   out.precision(17);
   out << x;
   return out.str();
+}
+
+/// The whole of `text` as an integer (std::stoll would take "12abc" as 12).
+long long whole_integer(const std::string& text, const std::string& option) {
+  long long n = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size())
+    throw std::invalid_argument(option + " '" + text + "': not an integer");
+  return n;
+}
+
+/// The whole of `text` as a number, as number() wrote it (the classic locale).
+double whole_number(const std::string& text, const std::string& option) {
+  std::istringstream in(text);
+  in.imbue(std::locale::classic());
+  double x = 0;
+  if (text.empty() || !(in >> x) || in.peek() != std::char_traits<char>::eof())
+    throw std::invalid_argument(option + " '" + text + "': not a number");
+  return x;
 }
 
 }  // namespace
@@ -49,16 +71,18 @@ std::optional<WorkerSettings> from_args(const std::vector<std::string>& args, st
       if (a == "--hosts") {
         while (std::getline(list, item, ',')) s.hosts.push_back(item);
       } else if (a == "--sizes") {
-        while (std::getline(list, item, ',')) s.sizes.push_back(std::stoll(item));
+        while (std::getline(list, item, ',')) s.sizes.push_back(whole_integer(item, a));
       } else if (a == "--reference-size") {
-        s.reference_size = std::stoll(v);
+        s.reference_size = whole_integer(v, a);
       } else if (a == "--budget") {
-        s.budget_seconds = std::stod(v);
+        s.budget_seconds = whole_number(v, a);
       } else if (a == "--factor") {
-        s.factor = std::stod(v);
+        s.factor = whole_number(v, a);
       } else if (a == "--flood-rate") {
-        s.flood_rate = std::stod(v);
+        s.flood_rate = whole_number(v, a);
       } else if (a == "--progress") {
+        if (v != "bar" && v != "none" && v != "lines")
+          throw std::invalid_argument("--progress '" + v + "': not bar, lines or none");
         s.progress = v == "bar" ? Progress::bar : v == "none" ? Progress::none : Progress::lines;
       } else {
         throw std::invalid_argument("unknown argument " + a);
