@@ -2,17 +2,17 @@
 
 namespace mcm::daemon {
 
-HopRouter::HopRouter(Topology topology, RouteTable routes)
-    : topology_(std::move(topology)), routes_(std::move(routes)) {}
+HopRouter::HopRouter(Placement placement, RouteTable routes)
+    : placement_(std::move(placement)), routes_(std::move(routes)) {}
 
 int HopRouter::vm_of(int world_rank) const {
-  const auto& vms = topology_.vm_of_world_rank;
+  const auto& vms = placement_.vm_of_world_rank;
   if (world_rank < 0 || world_rank >= static_cast<int>(vms.size())) return -1;
   return vms[static_cast<size_t>(world_rank)];
 }
 
 int HopRouter::daemon_of(int vm) const {
-  const auto& daemons = topology_.daemon_of_vm;
+  const auto& daemons = placement_.daemon_of_vm;
   if (vm < 0 || vm >= static_cast<int>(daemons.size())) return -1;
   return daemons[static_cast<size_t>(vm)];
 }
@@ -28,7 +28,7 @@ int HopRouter::choose_via(int destination_vm, const wire::Envelope& e) {
   auto it = via_of_message_.find(key);
   if (e.offset == 0 || it == via_of_message_.end()) {
     // A new message (or one whose first frame this daemon never saw): ask the table.
-    via = routes_.via(topology_.my_vm, destination_vm);
+    via = routes_.via(placement_.my_vm, destination_vm);
     if (via < 0 && dynamic_) via = dynamic_(destination_vm);
     if (!last) via_of_message_[key] = via;
   } else {
@@ -39,7 +39,7 @@ int HopRouter::choose_via(int destination_vm, const wire::Envelope& e) {
 }
 
 Hop HopRouter::route(int sender, int destination, wire::Envelope& e) {
-  const int my_vm = topology_.my_vm;
+  const int my_vm = placement_.my_vm;
   const int destination_vm = vm_of(destination);
   Hop hop;
   if (destination_vm == my_vm) {

@@ -26,8 +26,9 @@
 
 namespace mcm::daemon {
 
-/// Who is where: the parts of bootstrap()'s Layout the rules need.
-struct Topology {
+/// Who is where: the parts of bootstrap()'s Layout the rules need (not mcm::Topology, the
+/// probe's table of latencies).
+struct Placement {
   int my_vm = -1;
   std::vector<int> vm_of_world_rank;  ///< VM of every world rank
   std::vector<int> daemon_of_vm;      ///< world rank of each VM's daemon
@@ -44,7 +45,7 @@ struct Hop {
 
 class HopRouter {
  public:
-  HopRouter(Topology topology, RouteTable routes);
+  HopRouter(Placement placement, RouteTable routes);
 
   /// Decides the next hop of frame `e`, received from world rank `sender`, travelling to
   /// application world rank `destination` (from its tag). In source mode it writes the
@@ -66,7 +67,7 @@ class HopRouter {
   int daemon_of(int vm) const;
   int choose_via(int destination_vm, const wire::Envelope& e);
 
-  Topology topology_;
+  Placement placement_;
   RouteTable routes_;
   /// (source world rank, msg_id) -> via, for messages between first and last frame.
   std::map<std::pair<std::int32_t, std::uint64_t>, int> via_of_message_;

@@ -57,8 +57,8 @@ std::vector<std::string> gather_vm_names(const Layout& layout, const std::string
 
 HopRouter make_router(const Layout& layout, const std::vector<std::string>& vm_names,
                       const std::vector<RouteSpec>& specs) {
-  Topology topology{layout.vm, layout.vm_of_world_rank, layout.daemon_of_vm};
-  return HopRouter(std::move(topology),
+  Placement placement{layout.vm, layout.vm_of_world_rank, layout.daemon_of_vm};
+  return HopRouter(std::move(placement),
                    RouteTable(layout.daemon_count, resolve_routes(specs, vm_names)));
 }
 

@@ -33,14 +33,14 @@ Runtime::Runtime(const Layout& layout, MpiPoller& poller, boost::asio::io_contex
       log_(std::move(log)),
       vm_names_(std::move(vm_names)),
       tracker_(estimate_clock_offsets(layout), layout.vm, mcm::wall_seconds()),
-      classifying_(false),  // set from the table's view, below
+      classifying_(false),  // set from the probed paths, below
       selector_([&] {
-        TableView view = view_table(table, vm_names_, layout.vm);
-        classifying_ = view.measured_paths > 0;
+        ProbedPaths paths = probed_paths(table, vm_names_, layout.vm);
+        classifying_ = paths.measured_paths > 0;
         std::vector<bool> pinned;
         for (int via : static_vias) pinned.push_back(via >= 0);
-        return PathSelector(layout.vm, config, std::move(view.base), std::move(view.candidates),
-                            std::move(pinned), vm_names_, std::move(view.spread));
+        return PathSelector(layout.vm, config, std::move(paths.base), std::move(paths.candidates),
+                            std::move(pinned), vm_names_, std::move(paths.spread));
       }()),
       notify_ranks_(notify_ranks),
       static_vias_(std::move(static_vias)),

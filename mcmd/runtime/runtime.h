@@ -42,7 +42,7 @@
 #include "plumbing/mpi_poller.h"
 #include "runtime/path_selector.h"
 #include "runtime/probe_rounds.h"
-#include "runtime/table_view.h"
+#include "runtime/probed_paths.h"
 
 namespace spdlog {
 class logger;

@@ -10,14 +10,14 @@ using mcm::daemon::Hop;
 using mcm::daemon::HopRole;
 using mcm::daemon::HopRouter;
 using mcm::daemon::RouteTable;
-using mcm::daemon::Topology;
+using mcm::daemon::Placement;
 
 namespace {
 
 // 4 VMs, two application ranks each (world ranks 0..7: rank r on VM r/2), then the four
 // daemons (world ranks 8..11: daemon of VM v is 8+v), as mcmrun lays a job out.
-Topology job(int my_vm) {
-  Topology t;
+Placement job(int my_vm) {
+  Placement t;
   t.my_vm = my_vm;
   t.vm_of_world_rank = {0, 0, 1, 1, 2, 2, 3, 3, 0, 1, 2, 3};
   t.daemon_of_vm = {8, 9, 10, 11};

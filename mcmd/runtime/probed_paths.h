@@ -14,7 +14,7 @@ namespace mcm::daemon {
 /// The base latency function and the ranked detours of `table` for a job whose VMs are
 /// `vm_names` (the table may list them in any order, or more hosts); paths the table
 /// does not know get NaN and no candidates.
-struct TableView {
+struct ProbedPaths {
   BaseLatency base;
   /// The probe's spread (interquartile range, µs) of a path at the measured size nearest
   /// to the message's (on a log scale); NaN where unknown.
@@ -22,6 +22,7 @@ struct TableView {
   std::vector<std::vector<int>> candidates;  ///< [destination] intermediates, best first
   int measured_paths = 0;  ///< paths from my_vm with a base latency: 0 = nothing to detect
 };
-TableView view_table(const mcm::Topology* table, const std::vector<std::string>& vm_names, int my_vm);
+ProbedPaths probed_paths(const mcm::Topology* table, const std::vector<std::string>& vm_names,
+                         int my_vm);
 
 }  // namespace mcm::daemon

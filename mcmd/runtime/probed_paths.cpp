@@ -1,4 +1,4 @@
-#include "runtime/table_view.h"
+#include "runtime/probed_paths.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,13 +6,14 @@
 
 namespace mcm::daemon {
 
-TableView view_table(const mcm::Topology* table, const std::vector<std::string>& vm_names, int my_vm) {
+ProbedPaths probed_paths(const mcm::Topology* table, const std::vector<std::string>& vm_names,
+                         int my_vm) {
   const int n = static_cast<int>(vm_names.size());
-  TableView view;
-  view.candidates.resize(static_cast<size_t>(n));
+  ProbedPaths paths;
+  paths.candidates.resize(static_cast<size_t>(n));
   if (table == nullptr) {
-    view.base = view.spread = [](int, int, long long) { return std::nan(""); };
-    return view;
+    paths.base = paths.spread = [](int, int, long long) { return std::nan(""); };
+    return paths;
   }
   // Job VM -> table host index (-1: not in the table), and back.
   auto index = std::make_shared<std::vector<int>>(static_cast<size_t>(n), -1);
@@ -26,12 +27,12 @@ TableView view_table(const mcm::Topology* table, const std::vector<std::string>&
     vm_of_host[static_cast<size_t>(host)] = vm;
   }
   auto shared = std::make_shared<mcm::Topology>(*table);
-  view.base = [shared, index](int from, int to, long long bytes) {
+  paths.base = [shared, index](int from, int to, long long bytes) {
     const int a = (*index)[static_cast<size_t>(from)], b = (*index)[static_cast<size_t>(to)];
     if (a < 0 || b < 0) return std::nan("");
     return shared->predict_us(a, b, bytes);
   };
-  view.spread = [shared, index](int from, int to, long long bytes) {
+  paths.spread = [shared, index](int from, int to, long long bytes) {
     const int a = (*index)[static_cast<size_t>(from)], b = (*index)[static_cast<size_t>(to)];
     if (a < 0 || b < 0 || shared->sizes.empty()) return std::nan("");
     std::size_t nearest = 0;
@@ -44,13 +45,13 @@ TableView view_table(const mcm::Topology* table, const std::vector<std::string>&
     return shared->spread_us[nearest][static_cast<size_t>(a)][static_cast<size_t>(b)];
   };
   for (int d = 0; d < n; ++d)
-    if (d != my_vm && !std::isnan(view.base(my_vm, d, 0))) ++view.measured_paths;
+    if (d != my_vm && !std::isnan(paths.base(my_vm, d, 0))) ++paths.measured_paths;
   const int me = (*index)[static_cast<size_t>(my_vm)];
-  if (me < 0) return view;
+  if (me < 0) return paths;
   for (int d = 0; d < n; ++d) {
     const int host = (*index)[static_cast<size_t>(d)];
     if (d == my_vm || host < 0) continue;
-    auto& list = view.candidates[static_cast<size_t>(d)];
+    auto& list = paths.candidates[static_cast<size_t>(d)];
     if (!table->detours.empty()) {
       for (const Detour& detour : table->detours[static_cast<size_t>(me)][static_cast<size_t>(host)]) {
         const int vm = vm_of_host[static_cast<size_t>(detour.via)];
@@ -61,7 +62,7 @@ TableView view_table(const mcm::Topology* table, const std::vector<std::string>&
         if (v != my_vm && v != d && (*index)[static_cast<size_t>(v)] >= 0) list.push_back(v);
     }
   }
-  return view;
+  return paths;
 }
 
 }  // namespace mcm::daemon
