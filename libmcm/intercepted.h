@@ -10,11 +10,11 @@ extern "C" {
 #endif
 
 struct mcm_intercepted {
-  const char* name;    /* C name, e.g. "MPI_Send" */
-  const char* family;  /* p2p, collective, communicator, topology, rma, io, ... */
-  const char* origin;  /* generated, constructor, engine, hand-written or not-wrapped
-                          (libmcm/generator/special.txt says what each means) */
-  int fortran;         /* 1 when mpi_*_ Fortran entry points are provided */
+  const char* name;   /* C name, e.g. "MPI_Send" */
+  const char* family; /* p2p, collective, communicator, topology, rma, io, ... */
+  const char* origin; /* generated, constructor, engine, hand-written or not-wrapped
+                         (libmcm/generator/special.txt says what each means) */
+  int fortran;        /* 1 when mpi_*_ Fortran entry points are provided */
 };
 
 extern const struct mcm_intercepted mcm_intercepted_table[];

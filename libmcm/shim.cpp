@@ -2,12 +2,12 @@
 
 #include <dlfcn.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
-#include <cerrno>
 #include <cstring>
-#include <string>
 #include <mutex>
+#include <string>
 
 #include "engine/engine.h"
 #include "mcm/bootstrap.h"
@@ -28,11 +28,15 @@ void mcm_comm_created(MPI_Comm comm) {
   engine.contexts().register_new(comm);  // takes the engine lock itself, between collectives
 }
 
-void* mcm_fortran_lookup(const char* symbol) { return dlsym(RTLD_NEXT, symbol); }
+void* mcm_fortran_lookup(const char* symbol) {
+  return dlsym(RTLD_NEXT, symbol);
+}
 
 void mcm_fortran_missing(const char* mpi_function) {
-  std::fprintf(stderr, "libmcm: %s called from Fortran but Open MPI's Fortran bindings "
-               "(libmpi_mpifh) are not loaded; aborting\n", mpi_function);
+  std::fprintf(stderr,
+               "libmcm: %s called from Fortran but Open MPI's Fortran bindings "
+               "(libmpi_mpifh) are not loaded; aborting\n",
+               mpi_function);
   std::abort();
 }
 }
@@ -58,8 +62,13 @@ bool carries_world_attributes(MPI_Comm comm) {
 
 bool is_predefined_world_key(int keyval) {
   switch (keyval) {
-    case MPI_TAG_UB: case MPI_HOST: case MPI_IO: case MPI_WTIME_IS_GLOBAL:
-    case MPI_APPNUM: case MPI_UNIVERSE_SIZE: case MPI_LASTUSEDCODE:
+    case MPI_TAG_UB:
+    case MPI_HOST:
+    case MPI_IO:
+    case MPI_WTIME_IS_GLOBAL:
+    case MPI_APPNUM:
+    case MPI_UNIVERSE_SIZE:
+    case MPI_LASTUSEDCODE:
       return true;
     default:
       return false;
@@ -79,7 +88,8 @@ void start_engine(bool adaptive) {
 void start() {
   const char* mode = std::getenv("MCM_MODE");
   if (mode == nullptr) {
-    std::fprintf(stderr, "libmcm: preloaded without mcmrun (MCM_MODE unset); "
+    std::fprintf(stderr,
+                 "libmcm: preloaded without mcmrun (MCM_MODE unset); "
                  "passing every MPI call through unchanged\n");
     return;
   }
@@ -92,15 +102,15 @@ void start() {
   // Correctness holds without daemons (the application world is still exact): say so once.
   const bool first_app_rank = g_layout.world_rank_of_app_rank.front() == g_layout.world_rank;
   if (g_layout.daemon_count == 0 && first_app_rank) {
-    std::fprintf(stderr, "libmcm: no mcmd in this job (was it launched by mcmrun?); "
+    std::fprintf(stderr,
+                 "libmcm: no mcmd in this job (was it launched by mcmrun?); "
                  "MCM features are off\n");
   } else if (g_layout.daemon_count > 0 && g_layout.local_daemon < 0) {
     std::fprintf(stderr, "libmcm: rank %d: no mcmd on this VM; its messages are not managed\n",
                  g_layout.world_rank);
   }
   PMPI_Comm_set_name(g_layout.role_comm, "MPI_COMM_WORLD");
-  PMPI_Comm_create_keyval(MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN, &g_world_lineage_key,
-                          nullptr);
+  PMPI_Comm_create_keyval(MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN, &g_world_lineage_key, nullptr);
   PMPI_Comm_set_attr(g_layout.role_comm, g_world_lineage_key, nullptr);
   mcm_world_f = PMPI_Comm_c2f(MPI_COMM_WORLD);
   mcm_app_world_f = PMPI_Comm_c2f(g_layout.role_comm);
@@ -116,33 +126,32 @@ static void write_record() {
   const char* dir = std::getenv("MCM_LOG_DIR");
   const auto& engine = mcm::engine::Engine::instance();
   if (dir == nullptr) return;
-  const std::string path = std::string(dir) + "/rank-" + std::to_string(g_layout.world_rank) + ".yaml";
+  const std::string path =
+      std::string(dir) + "/rank-" + std::to_string(g_layout.world_rank) + ".yaml";
   std::FILE* f = std::fopen(path.c_str(), "w");
   if (f == nullptr) {
     std::fprintf(stderr, "libmcm: cannot write %s: %s\n", path.c_str(), std::strerror(errno));
     return;
   }
   const auto& c = engine.counters();
-  std::fprintf(f,
-               "world_rank: %d\nvm: %d\nmessages_sent: %llu\nbytes_sent: %llu\nframes_sent: %llu\n"
-               "messages_received: %llu\nbytes_received: %llu\nmatch_acks_sent: %llu\n"
-               "late_messages: %llu\npath_acks_sent: %llu\nroute_updates: %llu\n"
-               "native_sends: %llu\nfences: %llu\nnatives_taken: %llu\nflushes: %llu\n"
-               "detoured_messages: %llu\n",
-               g_layout.world_rank, g_layout.vm, static_cast<unsigned long long>(c.messages_sent),
-               static_cast<unsigned long long>(c.bytes_sent),
-               static_cast<unsigned long long>(c.frames_sent),
-               static_cast<unsigned long long>(c.messages_received),
-               static_cast<unsigned long long>(c.bytes_received),
-               static_cast<unsigned long long>(c.match_acks_sent),
-               static_cast<unsigned long long>(c.late_messages),
-               static_cast<unsigned long long>(engine.late_acks_sent()),
-               static_cast<unsigned long long>(c.route_updates),
-               static_cast<unsigned long long>(c.native_sends),
-               static_cast<unsigned long long>(c.fences),
-               static_cast<unsigned long long>(c.natives_taken),
-               static_cast<unsigned long long>(c.flushes),
-               static_cast<unsigned long long>(engine.detoured_messages()));
+  std::fprintf(
+      f,
+      "world_rank: %d\nvm: %d\nmessages_sent: %llu\nbytes_sent: %llu\nframes_sent: %llu\n"
+      "messages_received: %llu\nbytes_received: %llu\nmatch_acks_sent: %llu\n"
+      "late_messages: %llu\npath_acks_sent: %llu\nroute_updates: %llu\n"
+      "native_sends: %llu\nfences: %llu\nnatives_taken: %llu\nflushes: %llu\n"
+      "detoured_messages: %llu\n",
+      g_layout.world_rank, g_layout.vm, static_cast<unsigned long long>(c.messages_sent),
+      static_cast<unsigned long long>(c.bytes_sent), static_cast<unsigned long long>(c.frames_sent),
+      static_cast<unsigned long long>(c.messages_received),
+      static_cast<unsigned long long>(c.bytes_received),
+      static_cast<unsigned long long>(c.match_acks_sent),
+      static_cast<unsigned long long>(c.late_messages),
+      static_cast<unsigned long long>(engine.late_acks_sent()),
+      static_cast<unsigned long long>(c.route_updates),
+      static_cast<unsigned long long>(c.native_sends), static_cast<unsigned long long>(c.fences),
+      static_cast<unsigned long long>(c.natives_taken), static_cast<unsigned long long>(c.flushes),
+      static_cast<unsigned long long>(engine.detoured_messages()));
   std::fclose(f);
 }
 
@@ -160,7 +169,8 @@ void stop() {
     PMPI_Isend(nullptr, 0, MPI_BYTE, g_layout.local_daemon, protocol::kTagAppFinalizing,
                g_layout.private_comm, &request);
     // An idle daemon sleeps until its doorbell rings (mcm/doorbell.h).
-    engine.doorbell().ring(g_layout.doorbell_of_world_rank[static_cast<size_t>(g_layout.local_daemon)]);
+    engine.doorbell().ring(
+        g_layout.doorbell_of_world_rank[static_cast<size_t>(g_layout.local_daemon)]);
     PMPI_Wait(&request, MPI_STATUS_IGNORE);
   }
   release(g_layout);

@@ -1,9 +1,8 @@
 #include "daemon.h"
 
+#include <spdlog/spdlog.h>
 #include <sys/resource.h>
 #include <unistd.h>
-
-#include <spdlog/spdlog.h>
 
 #include <csignal>
 
@@ -51,10 +50,10 @@ Daemon::Daemon(const Layout& layout, const DaemonOptions& options, const Doorbel
                            static_cast<std::size_t>(options.relay.buffer_bytes), options.routes,
                            options.vm_name};
     relay_ = std::make_unique<Relay>(layout_, poller_, doorbell, settings, log_);
-    runtime_ = std::make_unique<Runtime>(
-        layout_, poller_, io_, doorbell, options.runtime,
-        options.topology ? &*options.topology : nullptr, relay_->vm_names(),
-        relay_->static_vias(), options.mode == Mode::adaptive, log_);
+    runtime_ = std::make_unique<Runtime>(layout_, poller_, io_, doorbell, options.runtime,
+                                         options.topology ? &*options.topology : nullptr,
+                                         relay_->vm_names(), relay_->static_vias(),
+                                         options.mode == Mode::adaptive, log_);
     relay_->set_dynamic_routes([this](int vm) { return runtime_->via(vm); });
     runtime_->set_backlog([this](int vm) { return relay_->unmatched_at(vm); });
   }
@@ -126,8 +125,9 @@ void Daemon::expect_finalizing_rank() {
   PMPI_Irecv(nullptr, 0, MPI_BYTE, MPI_ANY_SOURCE, protocol::kTagAppFinalizing,
              layout_.private_comm, &request);
   // Background: the rank rings the doorbell as it sends (an idle daemon sleeps).
-  poller_.watch(request, [this](const MPI_Status& status) { on_rank_finalizing(status); },
-                MpiPoller::Pace::background);
+  poller_.watch(
+      request, [this](const MPI_Status& status) { on_rank_finalizing(status); },
+      MpiPoller::Pace::background);
 }
 
 void Daemon::on_rank_finalizing(const MPI_Status& status) {

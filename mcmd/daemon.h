@@ -24,8 +24,8 @@
 #include <memory>
 #include <vector>
 
-#include "plumbing/daemon_options.h"
 #include "mcm/bootstrap.h"
+#include "plumbing/daemon_options.h"
 #include "plumbing/mpi_poller.h"
 #include "plumbing/priority.h"
 #include "relay/relay.h"
@@ -72,7 +72,7 @@ class Daemon {
   boost::asio::posix::stream_descriptor doorbell_;  ///< wakes the poller (mcm/doorbell.h)
   MpiPoller poller_;
   ForwardingPriority priority_;
-  std::unique_ptr<Relay> relay_;  ///< modes relay and adaptive
+  std::unique_ptr<Relay> relay_;      ///< modes relay and adaptive
   std::unique_ptr<Runtime> runtime_;  ///< likewise
   const Doorbell& bell_;
   std::vector<Ring> rings_;      ///< the keyed rings of the last drain (reused)

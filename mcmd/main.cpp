@@ -13,10 +13,10 @@
 #include <memory>
 
 #include "daemon.h"
+#include "mcm/bootstrap.h"
 #include "plumbing/daemon_options.h"
 #include "plumbing/logging.h"
 #include "plumbing/mpi_yield.h"
-#include "mcm/bootstrap.h"
 
 namespace {
 
@@ -71,7 +71,9 @@ int main(int argc, char** argv) {
   {
     mcm::daemon::NoYieldWhilePolling no_yield;
     if (!no_yield.available())
-      log->info("MPI's yield-when-idle could not be switched off (not Open MPI?): polls may yield the core");
+      log->info(
+          "MPI's yield-when-idle could not be switched off (not Open MPI?): polls may yield the "
+          "core");
     else if (no_yield.was_yielding())
       log->debug("Open MPI's yield-when-idle off while the event loop runs");
     outcome = daemon->run();

@@ -92,7 +92,6 @@ Key section(std::string_view name, const std::vector<Key>& keys) {
           }};
 }
 
-
 /// One `routes` entry: a map with exactly the keys from, to and via. Only the shape is
 /// checked here; names and indices are resolved against the allocation (routes.h).
 RouteSpec read_route(const Site& site, const YAML::Node& item, const std::string& path) {

@@ -112,11 +112,11 @@ std::string to_yaml(const Topology& t) {
       o << "]\n";
     }
     const SensibilityInfo& info = t.sensibility_info;
-    o << "sensibility_info:\n  factor: " << format_number(info.factor) << "\n  size: "
-      << info.size << "\n  injections: [";
+    o << "sensibility_info:\n  factor: " << format_number(info.factor) << "\n  size: " << info.size
+      << "\n  injections: [";
     for (std::size_t k = 0; k < info.injections.size(); ++k)
-      o << (k ? ", " : "") << "[" << info.injections[k].first << ", "
-        << info.injections[k].second << "]";
+      o << (k ? ", " : "") << "[" << info.injections[k].first << ", " << info.injections[k].second
+        << "]";
     o << "]\n  possible: " << info.possible << "\n";
   } else {
     o << "sensibility: ~\n";
@@ -223,11 +223,11 @@ Topology parse_topology(const std::string& text, const std::string& file) {
     yaml::fail(file, root.Mark(),
                "not an mcm-probe topology: the top level must be a map (format: " +
                    std::string(Topology::kFormat) + ", hosts: ..., latency_us: ...)");
-  yaml::check_keys(file, root, "",
-                   {"format", "hosts", "date", "partial", "skipped", "sizes", "reference_size",
-                    "latency_us", "spread_us", "fit", "sensibility", "sensibility_info",
-                    "alternatives", "detours"},
-                   {"format", "hosts", "sizes", "latency_us"});
+  yaml::check_keys(
+      file, root, "",
+      {"format", "hosts", "date", "partial", "skipped", "sizes", "reference_size", "latency_us",
+       "spread_us", "fit", "sensibility", "sensibility_info", "alternatives", "detours"},
+      {"format", "hosts", "sizes", "latency_us"});
   Topology t;
   const std::string format = yaml::text(file, root["format"], "format");
   if (format != Topology::kFormat)
@@ -262,7 +262,8 @@ Topology parse_topology(const std::string& text, const std::string& file) {
   yaml::expect_list(file, sizes, "sizes", " of message sizes in bytes");
   if (sizes.size() == 0) yaml::fail(file, sizes.Mark(), "sizes must not be empty");
   for (std::size_t k = 0; k < sizes.size(); ++k) {
-    t.sizes.push_back(yaml::integer(file, sizes[k], "sizes[" + std::to_string(k) + "]", 1, 1LL << 40));
+    t.sizes.push_back(
+        yaml::integer(file, sizes[k], "sizes[" + std::to_string(k) + "]", 1, 1LL << 40));
     if (k > 0 && t.sizes[k] <= t.sizes[k - 1])
       yaml::fail(file, sizes[k].Mark(), "sizes must be ascending without repeats");
   }
@@ -300,8 +301,8 @@ Topology parse_topology(const std::string& text, const std::string& file) {
   }
   if (const YAML::Node info = root["sensibility_info"]) {
     yaml::expect_map(file, info, "sensibility_info");
-    yaml::check_keys(file, info, "sensibility_info",
-                     {"factor", "size", "injections", "possible"}, {"factor", "size"});
+    yaml::check_keys(file, info, "sensibility_info", {"factor", "size", "injections", "possible"},
+                     {"factor", "size"});
     SensibilityInfo& si = t.sensibility_info;
     si.factor = yaml::number(file, info["factor"], "sensibility_info.factor", 1.0, 1e6);
     si.size = yaml::integer(file, info["size"], "sensibility_info.size", 1, 1LL << 40);
@@ -311,21 +312,25 @@ Topology parse_topology(const std::string& text, const std::string& file) {
         const std::string path = "sensibility_info.injections[" + std::to_string(k) + "]";
         if (!inj[k].IsSequence() || inj[k].size() != 2)
           r.fail(inj[k], path + " must be [source, destination]");
-        si.injections.emplace_back(r.index(inj[k][0], path + "[0]"), r.index(inj[k][1], path + "[1]"));
+        si.injections.emplace_back(r.index(inj[k][0], path + "[0]"),
+                                   r.index(inj[k][1], path + "[1]"));
       }
     }
     if (info["possible"])
-      si.possible = static_cast<int>(yaml::integer(file, info["possible"], "sensibility_info.possible", 0, 1 << 30));
+      si.possible = static_cast<int>(
+          yaml::integer(file, info["possible"], "sensibility_info.possible", 0, 1 << 30));
   }
 
   auto per_pair = [&](const YAML::Node& node, const std::string& path, auto read_cell) {
     yaml::expect_list(file, node, path, " with one list per source host");
-    if (node.size() != r.n) r.fail(node, path + " needs " + std::to_string(r.n) + " rows (one per source host)");
+    if (node.size() != r.n)
+      r.fail(node, path + " needs " + std::to_string(r.n) + " rows (one per source host)");
     for (std::size_t s = 0; s < r.n; ++s) {
       const std::string row = path + "[" + std::to_string(s) + "]";
       yaml::expect_list(file, node[s], row, " with one list per destination host");
       if (node[s].size() != r.n)
-        r.fail(node[s], row + " needs " + std::to_string(r.n) + " lists (one per destination host)");
+        r.fail(node[s],
+               row + " needs " + std::to_string(r.n) + " lists (one per destination host)");
       for (std::size_t d = 0; d < r.n; ++d) {
         const std::string cell = row + "[" + std::to_string(d) + "]";
         yaml::expect_list(file, node[s][d], cell);
@@ -344,9 +349,10 @@ Topology parse_topology(const std::string& text, const std::string& file) {
   };
   if (const YAML::Node alt = root["alternatives"]) {
     t.alternatives.assign(r.n, std::vector<std::vector<int>>(r.n));
-    per_pair(alt, "alternatives", [&](int s, int d, const YAML::Node& node, const std::string& path) {
-      t.alternatives[s][d].push_back(check_via(s, d, node, path));
-    });
+    per_pair(alt, "alternatives",
+             [&](int s, int d, const YAML::Node& node, const std::string& path) {
+               t.alternatives[s][d].push_back(check_via(s, d, node, path));
+             });
   }
   if (const YAML::Node det = root["detours"]) {
     t.detours.assign(r.n, std::vector<std::vector<Detour>>(r.n));
@@ -358,7 +364,8 @@ Topology parse_topology(const std::string& text, const std::string& file) {
       x.via = check_via(s, d, node["via"], path + ".via");
       if (!node["latency_us"].IsNull())
         x.latency_us = yaml::number(file, node["latency_us"], path + ".latency_us", 0, kNoLimit);
-      x.robustness = static_cast<int>(yaml::integer(file, node["robustness"], path + ".robustness", 0, 1 << 30));
+      x.robustness = static_cast<int>(
+          yaml::integer(file, node["robustness"], path + ".robustness", 0, 1 << 30));
       const YAML::Node b = node["beats_direct"];
       if (!b.IsScalar() || (b.Scalar() != "true" && b.Scalar() != "false"))
         r.fail(b, path + ".beats_direct must be true or false");

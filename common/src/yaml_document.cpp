@@ -88,17 +88,17 @@ long long integer(const std::string& file, const YAML::Node& node, const std::st
     ok = begin != end && ec == std::errc() && ptr == end;
   }
   if (!ok || n < lo || n > hi) {
-    const std::string range = hi == std::numeric_limits<long long>::max()
-                                  ? "an integer of at least " + std::to_string(lo)
-                                  : "an integer between " + std::to_string(lo) + " and " +
-                                        std::to_string(hi);
+    const std::string range =
+        hi == std::numeric_limits<long long>::max()
+            ? "an integer of at least " + std::to_string(lo)
+            : "an integer between " + std::to_string(lo) + " and " + std::to_string(hi);
     fail(file, at ? *at : node.Mark(), path + " must be " + range);
   }
   return n;
 }
 
-double number(const std::string& file, const YAML::Node& node, const std::string& path,
-              double lo, double hi) {
+double number(const std::string& file, const YAML::Node& node, const std::string& path, double lo,
+              double hi) {
   double x = 0;
   bool ok = node.IsScalar() && node.Tag() != "!";
   if (ok) {
@@ -108,8 +108,10 @@ double number(const std::string& file, const YAML::Node& node, const std::string
   }
   if (!ok || x < lo || x > hi) {
     std::ostringstream range;
-    if (std::isinf(hi)) range << "a number of at least " << lo;
-    else range << "a number between " << lo << " and " << hi;
+    if (std::isinf(hi))
+      range << "a number of at least " << lo;
+    else
+      range << "a number between " << lo << " and " << hi;
     const std::string got = node.IsScalar() ? " (got '" + node.Scalar() + "')" : "";
     fail(file, node.Mark(), path + " must be " + range.str() + got);
   }

@@ -16,8 +16,7 @@ namespace mcm::yaml {
 using mcm::join;  // "a, b, c" (text.h)
 
 /// Throws ConfigError "FILE:LINE:COLUMN: message" ("FILE: message" for a null mark).
-[[noreturn]] void fail(const std::string& file, const YAML::Mark& mark,
-                       const std::string& message);
+[[noreturn]] void fail(const std::string& file, const YAML::Mark& mark, const std::string& message);
 
 /// "FILE:LINE:COLUMN: " (or "FILE: "), the prefix fail() puts before its message.
 std::string position(const std::string& file, const YAML::Mark& mark);
@@ -45,8 +44,8 @@ long long integer(const std::string& file, const YAML::Node& node, const std::st
 
 /// `node` as a finite number in [lo, hi] (hi may be infinity); else fail(... "PATH must be
 /// a number ...").
-double number(const std::string& file, const YAML::Node& node, const std::string& path,
-              double lo, double hi);
+double number(const std::string& file, const YAML::Node& node, const std::string& path, double lo,
+              double hi);
 
 /// `node` as a non-empty string; else fail(... "PATH must be a non-empty string").
 std::string text(const std::string& file, const YAML::Node& node, const std::string& path);

@@ -17,7 +17,7 @@ void Engine::on_sent(Op* op) {
 void Engine::maybe_finish_send(Op* op) {
   if (op->frames_in_flight > 0 || op->waiting_for_ack) return;
   op->done = true;
-  if (op->user_done) {  // buffered: the application was told already
+  if (op->user_done) {         // buffered: the application was told already
     if (op->free_when_done) {  // ...and has let go of it
       --detached_;
       delete op;
@@ -49,9 +49,8 @@ bool Engine::progress() {
     gap_start_ = last_progress_end_;
     gap_end_ = start;
   }
-  bool moved =
-      frames_.poll([this](const wire::Envelope& e, const char* p) { on_frame(e, p); },
-                   [this](Op* op) { on_sent(op); });
+  bool moved = frames_.poll([this](const wire::Envelope& e, const char* p) { on_frame(e, p); },
+                            [this](Op* op) { on_sent(op); });
   if (!natives_.empty()) moved = poll_natives() || moved;
   last_progress_end_ = mcm::wall_seconds();
   late_.poll(last_progress_end_);

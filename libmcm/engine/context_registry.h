@@ -41,18 +41,18 @@ struct Op;
 struct PeerSendState {
   std::uint64_t natives = 0;         ///< messages sent natively (fences included)
   std::uint64_t fenced_through = 0;  ///< natives known matched or queued at the peer
-  bool framing = false;      ///< in an epoch: messages go as frames
-  bool flushing = false;     ///< a kFlush is out: messages wait in `held` for its kFlushAck
+  bool framing = false;              ///< in an epoch: messages go as frames
+  bool flushing = false;             ///< a kFlush is out: messages wait in `held` for its kFlushAck
   std::uint64_t flush_generation = 0;
-  std::deque<Op*> held;      ///< sends waiting for the kFlushAck, in order
+  std::deque<Op*> held;  ///< sends waiting for the kFlushAck, in order
 };
 
 struct Context {
   int id = -1;
-  MPI_Comm comm = MPI_COMM_NULL;   ///< the communicator itself (not owned)
+  MPI_Comm comm = MPI_COMM_NULL;  ///< the communicator itself (not owned)
   bool inter = false;
-  int my_rank = -1;                ///< my rank in comm (in my local group if inter)
-  std::vector<int> world_of_peer;  ///< peer rank (remote group if inter) -> world rank
+  int my_rank = -1;                       ///< my rank in comm (in my local group if inter)
+  std::vector<int> world_of_peer;         ///< peer rank (remote group if inter) -> world rank
   std::vector<PeerSendState> send_state;  ///< by peer rank; sized on first use (adaptive)
 
   int peer_count() const { return static_cast<int>(world_of_peer.size()); }

@@ -11,8 +11,8 @@ namespace mcm::engine {
 /// Where `count` elements of `type` at `buf` live as one contiguous run of bytes, if they
 /// do (predefined types, contiguous derived types): the start (nullptr otherwise) and size.
 struct Layout1D {
-  char* base = nullptr;     ///< nullptr: not contiguous, pack/unpack with MPI
-  std::size_t bytes = 0;    ///< packed size of the data
+  char* base = nullptr;   ///< nullptr: not contiguous, pack/unpack with MPI
+  std::size_t bytes = 0;  ///< packed size of the data
 };
 
 Layout1D describe(const void* buf, int count, MPI_Datatype type);

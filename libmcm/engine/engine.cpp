@@ -2,12 +2,12 @@
 // path or as frames, receives, persistent requests) and argument checks. Arriving frames
 // and probes are in arrivals.cpp, completion and progress in completion.cpp.
 #include "engine/engine.h"
-#include "engine/progress_hook.h"
 
 #include <cstring>
 
-#include "mcm/clock.h"
+#include "engine/progress_hook.h"
 #include "engine/status.h"
+#include "mcm/clock.h"
 
 namespace mcm::engine {
 namespace {
@@ -19,8 +19,12 @@ int query_status(void* extra, MPI_Status* status) {
   fill_status(status, *static_cast<const Op*>(extra));
   return MPI_SUCCESS;
 }
-int free_nothing(void*) { return MPI_SUCCESS; }
-int cancel_nothing(void*, int) { return MPI_SUCCESS; }
+int free_nothing(void*) {
+  return MPI_SUCCESS;
+}
+int cancel_nothing(void*, int) {
+  return MPI_SUCCESS;
+}
 
 }  // namespace
 
@@ -164,16 +168,16 @@ void Engine::send_frames(Op* op, const Context& c, const void* buf) {
 
 MPI_Request Engine::irecv(void* buf, int count, MPI_Datatype type, int source, int tag,
                           MPI_Comm comm, const Context& c) {
-  Op* op = new_call(Op::Kind::recv, buf, count, type, source, tag, comm, c.id,
-                    SendMode::standard, true);
+  Op* op =
+      new_call(Op::Kind::recv, buf, count, type, source, tag, comm, c.id, SendMode::standard, true);
   post_receive(op);
   return op->handle;
 }
 
 Op* Engine::recv_op(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
                     const Context& c) {
-  Op* op = new_call(Op::Kind::recv, buf, count, type, source, tag, comm, c.id,
-                    SendMode::standard, false);
+  Op* op = new_call(Op::Kind::recv, buf, count, type, source, tag, comm, c.id, SendMode::standard,
+                    false);
   post_receive(op);
   return op;
 }
@@ -218,8 +222,8 @@ void Engine::start_persistent(MPI_Request request) {
                     p->tag, p->comm, p->context, p->mode, false);
   p->active = op;
   if (send) {
-    send_by(op, c, c != nullptr && op->peer != MPI_PROC_NULL ? send_path(*c, op->peer)
-                                                             : SendPath::frames);
+    send_by(op, c,
+            c != nullptr && op->peer != MPI_PROC_NULL ? send_path(*c, op->peer) : SendPath::frames);
   } else {
     post_receive(op);
   }

@@ -26,11 +26,11 @@
 
 #include <mpi.h>
 
-#include "engine/fair_lock.h"
 #include <unordered_map>
 #include <unordered_set>
 
 #include "engine/context_registry.h"
+#include "engine/fair_lock.h"
 #include "engine/frame_io.h"
 #include "engine/late_arrivals.h"
 #include "engine/matching.h"
@@ -86,9 +86,8 @@ class Engine {
   /// Starts a send or receive and returns its handle (a grequest, or a persistent
   /// request's). `context` must be comm's. Arguments must be valid (see valid_*).
   /// `path` comes from send_path() (not native).
-  MPI_Request isend(const void* buf, int count, MPI_Datatype type, int dest, int tag,
-                    MPI_Comm comm, Context& context, SendMode mode,
-                    SendPath path = SendPath::frames);
+  MPI_Request isend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                    Context& context, SendMode mode, SendPath path = SendPath::frames);
   MPI_Request irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
                     const Context& context);
   /// A receive without a user-visible handle (MPI_Recv): poll it with test_op().
@@ -96,8 +95,8 @@ class Engine {
               const Context& context);
   /// If `op` (from recv_op) has completed: fills `status`, stores its error, deletes it.
   bool test_op(Op* op, MPI_Status* status, int* error);
-  MPI_Request persistent(Op::Kind kind, void* buf, int count, MPI_Datatype type, int peer,
-                         int tag, MPI_Comm comm, const Context& context, SendMode mode);
+  MPI_Request persistent(Op::Kind kind, void* buf, int count, MPI_Datatype type, int peer, int tag,
+                         MPI_Comm comm, const Context& context, SendMode mode);
   void start_persistent(MPI_Request request);
 
   /// MPI_Iprobe / MPI_Improbe on a managed communicator (one round of progress first).
@@ -222,8 +221,8 @@ class Engine {
   bool blocking_ = false;
   bool multithreaded_ = false;
   bool native_collectives_ = false;
-  std::vector<MPI_Request> natives_;  ///< contiguous for PMPI_Testsome / Waitany
-  std::vector<Op*> native_ops_;       ///< native_ops_[i] owns natives_[i]
+  std::vector<MPI_Request> natives_;   ///< contiguous for PMPI_Testsome / Waitany
+  std::vector<Op*> native_ops_;        ///< native_ops_[i] owns natives_[i]
   std::vector<MPI_Request> wait_set_;  ///< block() scratch
   std::vector<int> some_indices_;      ///< block_some() scratch...
   std::vector<MPI_Status> some_statuses_;
@@ -238,10 +237,10 @@ class Engine {
   mcm::Doorbell doorbell_;
   FrameIO frames_;
   LateArrivals late_;
-  bool reporting_ = false;         ///< a daemon serves this VM: late messages are reported
+  bool reporting_ = false;  ///< a daemon serves this VM: late messages are reported
   /// Progress rounds further apart than this leave a gap in which arrivals are not timed.
   static constexpr double kPollGap = 1e-3;
-  double last_progress_end_ = 0;  ///< when the previous progress() ended (arrival bounds)
+  double last_progress_end_ = 0;        ///< when the previous progress() ended (arrival bounds)
   double gap_start_ = 0, gap_end_ = 0;  ///< the latest gap between progress rounds
   /// A blocking wait inside MPI that began at `start` just returned. MPI reads what is
   /// on the wire in its first turn, so a wait that lasted more than kPollGap found no
@@ -256,7 +255,7 @@ class Engine {
   std::unordered_set<MPI_Message> probed_;
   std::unordered_set<MPI_Request> native_persistent_;
   std::unordered_map<std::uint64_t, Op*> awaiting_ack_;
-  std::unordered_map<std::uint64_t, Message*> assembling_;  ///< (sender << 40 | msg_id)
+  std::unordered_map<std::uint64_t, Message*> assembling_;     ///< (sender << 40 | msg_id)
   std::unordered_map<std::uint64_t, std::uint64_t> next_seq_;  ///< (dest << 32 | ctx)
   std::uint64_t next_msg_id_ = 1;
   int detached_ = 0;

@@ -15,8 +15,8 @@ constexpr int kRendezvousFromBytes = 4096;
 
 }  // namespace
 
-void FrameIO::start(const mcm::Layout& layout, std::size_t chunk_bytes,
-                    const Doorbell& bell, bool adaptive) {
+void FrameIO::start(const mcm::Layout& layout, std::size_t chunk_bytes, const Doorbell& bell,
+                    bool adaptive) {
   through_daemons_.assign(static_cast<size_t>(std::max(layout.daemon_count, 0)), adaptive ? 0 : 1);
   via_of_vm_.assign(through_daemons_.size(), -1);
   layout_ = &layout;
@@ -133,8 +133,8 @@ int FrameIO::send(wire::Envelope e, const char* payload, Op* op) {
   int frames = 0;
   std::uint64_t offset = 0;
   do {
-    const std::size_t n = static_cast<std::size_t>(
-        std::min<std::uint64_t>(chunk_bytes_, e.message_bytes - offset));
+    const std::size_t n =
+        static_cast<std::size_t>(std::min<std::uint64_t>(chunk_bytes_, e.message_bytes - offset));
     e.offset = offset;
     e.chunk_bytes = static_cast<std::uint32_t>(n);
     std::unique_ptr<char[]> buffer(new char[sizeof e + n]);

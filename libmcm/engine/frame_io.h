@@ -11,9 +11,9 @@
 // that its send completes only once the daemon has matched it (PMPI_Issend to another
 // VM's daemon, and to this VM's up to the 4 KiB shared-memory eager limit; above it,
 // rendezvous does that already), and at most
-// kLaneWindowFrames frames of the largest size (wire::charge()) of each destination's frames are unmatched at
-// once; later ones wait here, in order, and leave as matches come back (a frame counts as
-// sent, for its operation's completion, when its send completes). The daemon takes a
+// kLaneWindowFrames frames of the largest size (wire::charge()) of each destination's frames are
+// unmatched at once; later ones wait here, in order, and leave as matches come back (a frame counts
+// as sent, for its operation's completion, when its send completes). The daemon takes a
 // destination's frames only while that destination's quota has room, so this bounds what
 // a rank leaves in its daemon's MPI queue, however small its messages (small frames
 // travel eagerly and would otherwise pile up there), while a destination that has stopped
@@ -50,8 +50,8 @@ class FrameIO {
 
   /// `bell` (kept by reference) rings the next hops. `adaptive`: frames for other VMs go
   /// straight to their rank until set_through_daemons() says otherwise (wire.h rule 7).
-  void start(const mcm::Layout& layout, std::size_t chunk_bytes,
-             const Doorbell& bell, bool adaptive = false);
+  void start(const mcm::Layout& layout, std::size_t chunk_bytes, const Doorbell& bell,
+             bool adaptive = false);
   /// Mode adaptive: whether frames for ranks of VM `vm` go through the daemons, and
   /// through which: `via` >= 0 sends them straight to VM `via`'s daemon, which hands them
   /// to their rank (a direct detour, wire.h rule 7); -1 to this VM's daemon.
@@ -89,7 +89,7 @@ class FrameIO {
     int hop = -1;  ///< the daemon it goes to (world rank), chosen for its whole message
     Op* op = nullptr;
   };
-  struct Lane {  ///< frames for one destination that go through the daemon
+  struct Lane {   ///< frames for one destination that go through the daemon
     int tag = 0;  ///< the destination's data tag
     std::deque<Waiting> waiting;
     std::size_t unmatched = 0;
@@ -113,20 +113,20 @@ class FrameIO {
   void handle(const char* data, int bytes, int source, const FrameHandler& on_frame);
 
   const mcm::Layout* layout_ = nullptr;
-  std::size_t chunk_bytes_ = 0;  ///< set by start()
-  bool has_daemon_ = true;  ///< this rank's VM runs a daemon (layout.local_daemon)
+  std::size_t chunk_bytes_ = 0;        ///< set by start()
+  bool has_daemon_ = true;             ///< this rank's VM runs a daemon (layout.local_daemon)
   std::vector<char> through_daemons_;  ///< by VM: relay all 1; adaptive 0 until detoured
   std::vector<int> via_of_vm_;         ///< by VM: the direct detour's via, -1: own daemon
   int my_tag_ = 0;
-  std::vector<MPI_Request> requests_;  ///< contiguous for PMPI_Testsome
-  std::vector<Posted> posted_;         ///< posted_[i] belongs to requests_[i]
+  std::vector<MPI_Request> requests_;    ///< contiguous for PMPI_Testsome
+  std::vector<Posted> posted_;           ///< posted_[i] belongs to requests_[i]
   std::unordered_map<int, Lane> lanes_;  ///< by destination world rank
-  std::size_t lane_window_bytes_ = 0;  ///< set by start()
+  std::size_t lane_window_bytes_ = 0;    ///< set by start()
   std::size_t waiting_frames_ = 0;
   std::uint64_t detoured_messages_ = 0;
   std::vector<Lane*> freed_lanes_;  ///< poll() scratch: lanes whose frames were matched
   std::vector<char> scratch_;
-  std::vector<int> done_;   ///< PMPI_Testsome scratch, reused by every poll
+  std::vector<int> done_;  ///< PMPI_Testsome scratch, reused by every poll
   std::vector<Op*> sent_;
   const Doorbell* bell_ = nullptr;
   bool sends_completed_ = false;  ///< completed() nulled a send: compact at next poll

@@ -22,8 +22,8 @@ namespace mcm::engine {
 /// A message as the matcher sees it; owned by the engine.
 struct Arrival {
   int context = -1;
-  int sender = -1;    ///< world rank (the key of the sequence numbers)
-  int source = -1;    ///< the sender's rank as the receiver sees it (MPI_SOURCE)
+  int sender = -1;  ///< world rank (the key of the sequence numbers)
+  int source = -1;  ///< the sender's rank as the receiver sees it (MPI_SOURCE)
   int tag = 0;
   std::uint64_t seq = 0;
   /// A flush (wire.h rule 11): takes its place in the order, matches no receive, and is

@@ -5,9 +5,9 @@
 #include <algorithm>
 
 #include "engine/engine.h"
-#include "mcm/clock.h"
 #include "engine/progress_hook.h"
 #include "engine/status.h"
+#include "mcm/clock.h"
 
 namespace mcm::engine {
 namespace {
@@ -51,7 +51,8 @@ PeerSendState& Engine::peer_state(Context& c, int peer) {
 
 Engine::SendPath Engine::send_path(Context& c, int peer) {
   if (!adaptive_) return SendPath::frames;
-  const int vm = layout_->vm_of_world_rank[static_cast<size_t>(c.world_of_peer[static_cast<size_t>(peer)])];
+  const int vm =
+      layout_->vm_of_world_rank[static_cast<size_t>(c.world_of_peer[static_cast<size_t>(peer)])];
   if (vm == layout_->vm || vm < 0) return SendPath::native;  // never detoured
   PeerSendState& p = peer_state(c, peer);
   if (!frames_.through_daemons(vm)) {
@@ -251,7 +252,8 @@ bool Engine::poll_natives() {
   done_indices_.resize(natives_.size());
   done_statuses_.resize(natives_.size());
   int count = 0;
-  const int rc = PMPI_Testsome(n, natives_.data(), &count, done_indices_.data(), done_statuses_.data());
+  const int rc =
+      PMPI_Testsome(n, natives_.data(), &count, done_indices_.data(), done_statuses_.data());
   if (count == MPI_UNDEFINED || count == 0) return false;
   std::vector<std::pair<Op*, MPI_Status>> finished;
   finished.reserve(static_cast<size_t>(count));
@@ -342,8 +344,7 @@ int Engine::block(MPI_Request* extras, int n, MPI_Status* status, int* error) {
   return extra;
 }
 
-int Engine::block_some(MPI_Request* extras, int n, int* which, MPI_Status* statuses,
-                       int* errors) {
+int Engine::block_some(MPI_Request* extras, int n, int* which, MPI_Status* statuses, int* errors) {
   const auto [frames_end, natives_end] = fill_wait_set(extras, n);
   some_indices_.resize(wait_set_.size());
   some_statuses_.resize(wait_set_.size());

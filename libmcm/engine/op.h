@@ -59,7 +59,7 @@ struct Op {
   enum class Native { none, backing, fence, send };
   Native native = Native::none;
   MPI_Request native_request = MPI_REQUEST_NULL;
-  std::vector<char> fence_copy;  ///< a copied fence's packed payload (MPI_PACKED)
+  std::vector<char> fence_copy;   ///< a copied fence's packed payload (MPI_PACKED)
   std::uint64_t fence_index = 0;  ///< a fence: its number among the natives to its peer
 
   // Persistent requests: the operation currently started, and whether MPI_Request_free
@@ -70,14 +70,14 @@ struct Op {
 
 /// A message arriving at this rank, from its first frame until its receive completes.
 struct Message {
-  wire::Envelope envelope;        ///< of the first frame
-  std::vector<char> data;         ///< payload held here (unmatched, or non-contiguous target)
-  std::uint64_t received = 0;     ///< payload bytes arrived so far
-  double t_arrival = 0;           ///< t_r: when the last frame reached this VM
-  bool arrival_precise = true;    ///< t_arrival known to within 1 ms (see Engine::note_arrival)
-  Op* receive = nullptr;          ///< the receive it matched
-  bool probed = false;            ///< taken by MPI_Mprobe, waiting for MPI_Mrecv
-  bool native = false;            ///< taken out of MPI at an epoch's start (wire.h rule 11)
+  wire::Envelope envelope;      ///< of the first frame
+  std::vector<char> data;       ///< payload held here (unmatched, or non-contiguous target)
+  std::uint64_t received = 0;   ///< payload bytes arrived so far
+  double t_arrival = 0;         ///< t_r: when the last frame reached this VM
+  bool arrival_precise = true;  ///< t_arrival known to within 1 ms (see Engine::note_arrival)
+  Op* receive = nullptr;        ///< the receive it matched
+  bool probed = false;          ///< taken by MPI_Mprobe, waiting for MPI_Mrecv
+  bool native = false;          ///< taken out of MPI at an epoch's start (wire.h rule 11)
   bool complete() const { return received >= envelope.message_bytes; }
 };
 

@@ -18,7 +18,7 @@ using Registrar = int (*)(Callback);
 Engine* g_engine = nullptr;
 Registrar g_unregister = nullptr;
 std::atomic<int> g_in_collectives{0};
-std::atomic<int> g_flushing{0};  ///< outstanding flushes of this process
+std::atomic<int> g_flushing{0};               ///< outstanding flushes of this process
 std::atomic<std::int64_t> g_last_turn_ns{0};  ///< steady clock, of the last engine turn
 
 /// At most one engine turn per interval: each turn's own MPI calls run the progress loop
@@ -65,9 +65,17 @@ void uninstall() {
   g_unregister = nullptr;
 }
 
-void collective_begin() { g_in_collectives.fetch_add(1, std::memory_order_relaxed); }
-void collective_end() { g_in_collectives.fetch_sub(1, std::memory_order_relaxed); }
-void flush_begin() { g_flushing.fetch_add(1, std::memory_order_relaxed); }
-void flush_end() { g_flushing.fetch_sub(1, std::memory_order_relaxed); }
+void collective_begin() {
+  g_in_collectives.fetch_add(1, std::memory_order_relaxed);
+}
+void collective_end() {
+  g_in_collectives.fetch_sub(1, std::memory_order_relaxed);
+}
+void flush_begin() {
+  g_flushing.fetch_add(1, std::memory_order_relaxed);
+}
+void flush_end() {
+  g_flushing.fetch_sub(1, std::memory_order_relaxed);
+}
 
 }  // namespace mcm::engine::progress_hook

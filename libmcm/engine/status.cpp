@@ -23,8 +23,7 @@ void fill_empty_status(MPI_Status* status) {
 }
 
 void fill_probe_status(MPI_Status* status, const wire::Envelope& e) {
-  set(status, e.source_in_comm, e.tag, MPI_SUCCESS, static_cast<MPI_Count>(e.message_bytes),
-      false);
+  set(status, e.source_in_comm, e.tag, MPI_SUCCESS, static_cast<MPI_Count>(e.message_bytes), false);
 }
 
 }  // namespace mcm::engine

@@ -3,8 +3,8 @@
 
 #include <mpi.h>
 
-#include "mcm/wire.h"
 #include "engine/op.h"
+#include "mcm/wire.h"
 
 namespace mcm::engine {
 

@@ -1,11 +1,11 @@
 // Run-time helpers of the generated Fortran -> C bridges (fortran_bridge.h); the
 // MPI_Message table is in fortran_messages.cpp.
+#include "fortran/fortran_bridge.h"
+
 #include <mpi.h>
 
 #include <cstdio>
 #include <cstdlib>
-
-#include "fortran/fortran_bridge.h"
 
 // Open MPI's Fortran MPI_BOTTOM: a common block in libmpi, under the manglings its Fortran
 // compiler uses (gfortran: mpi_fortran_bottom_). Weak: absent manglings stay null.
@@ -30,7 +30,9 @@ bool is_bottom(const void* p) {
 
 extern "C" {
 
-void* mcm_f2c_bottom(void* f_buffer) { return is_bottom(f_buffer) ? MPI_BOTTOM : f_buffer; }
+void* mcm_f2c_bottom(void* f_buffer) {
+  return is_bottom(f_buffer) ? MPI_BOTTOM : f_buffer;
+}
 
 void* mcm_f_temp(void* stack, size_t stack_bytes, size_t n, size_t size) {
   if (n <= stack_bytes / size) return stack;

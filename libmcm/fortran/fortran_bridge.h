@@ -27,7 +27,9 @@ extern "C" {
 void* mcm_f2c_bottom(void* f_buffer);
 
 /* A count from Fortran as an array length (negative counts are MPI's to report). */
-static inline size_t mcm_f_len(int count) { return count > 0 ? (size_t)count : 0; }
+static inline size_t mcm_f_len(int count) {
+  return count > 0 ? (size_t)count : 0;
+}
 
 /* `stack` (of stack_bytes) when n elements of `size` fit, else heap memory (aborts when
  * memory is exhausted); release with mcm_f_temp_free. */

@@ -11,11 +11,11 @@
 // Defines the four manglings a Fortran compiler may use (mpi_x, mpi_x_, mpi_x__, MPI_X)
 // and Open MPI's ompi_x_f, which its `use mpi_f08` bindings call, as aliases of one
 // implementation.
-#define MCM_FORTRAN_ENTRY(lower, upper, ompi, impl, params)    \
-  void lower params __attribute__((alias(#impl)));             \
-  void lower##_ params __attribute__((alias(#impl)));          \
-  void lower##__ params __attribute__((alias(#impl)));         \
-  void upper params __attribute__((alias(#impl)));             \
+#define MCM_FORTRAN_ENTRY(lower, upper, ompi, impl, params) \
+  void lower params __attribute__((alias(#impl)));          \
+  void lower##_ params __attribute__((alias(#impl)));       \
+  void lower##__ params __attribute__((alias(#impl)));      \
+  void upper params __attribute__((alias(#impl)));          \
   void ompi params __attribute__((alias(#impl)));
 
 extern "C" {
@@ -51,8 +51,8 @@ MCM_FORTRAN_ENTRY(mpi_finalize, MPI_FINALIZE, ompi_finalize_f, mcm_f_finalize, (
 
 // The mpi_f08 bindings call pmpi_comm_get_attr_, which is therefore defined here too:
 // Open MPI's own is found with dlsym (mcm_fortran_lookup).
-static void mcm_f_comm_get_attr(MPI_Fint* comm, MPI_Fint* keyval, MPI_Aint* value,
-                                MPI_Fint* flag, MPI_Fint* ierr) {
+static void mcm_f_comm_get_attr(MPI_Fint* comm, MPI_Fint* keyval, MPI_Aint* value, MPI_Fint* flag,
+                                MPI_Fint* ierr) {
   using Binding = void (*)(MPI_Fint*, MPI_Fint*, MPI_Aint*, MPI_Fint*, MPI_Fint*);
   static Binding next = nullptr;
   if (!next) next = reinterpret_cast<Binding>(mcm_fortran_lookup("pmpi_comm_get_attr_"));

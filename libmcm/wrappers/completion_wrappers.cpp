@@ -9,8 +9,8 @@
 
 #include "engine/progress_hook.h"
 #include "engine/status.h"
-#include "wrappers/engine_access.h"
 #include "record/pattern_recorder.h"
+#include "wrappers/engine_access.h"
 
 using mcm::shim::Backoff;
 using mcm::shim::Lock;
@@ -20,7 +20,9 @@ using mcm::shim::the_engine;
 
 namespace {
 
-bool engine_on() { return the_engine().active(); }
+bool engine_on() {
+  return the_engine().active();
+}
 
 /// The native requests of `requests`, ours replaced by MPI_REQUEST_NULL.
 std::vector<MPI_Request> shadow_of(int count, const MPI_Request* requests) {
@@ -40,7 +42,8 @@ void merge_shadow(int count, MPI_Request* requests, const std::vector<MPI_Reques
 std::vector<bool> ours_of(int count, const MPI_Request* requests) {
   std::vector<bool> ours(static_cast<size_t>(count));
   for (int i = 0; i < count; ++i)
-    ours[static_cast<size_t>(i)] = requests[i] != MPI_REQUEST_NULL && the_engine().owns(requests[i]);
+    ours[static_cast<size_t>(i)] =
+        requests[i] != MPI_REQUEST_NULL && the_engine().owns(requests[i]);
   return ours;
 }
 
@@ -203,9 +206,8 @@ int wait_engine_request(MPI_Request* request, MPI_Status* status) {
 }
 
 int wait_engine_op(engine::Op* op, MPI_Status* status) {
-  return wait_engine(op->comm, [&](int* error, MPI_Comm*) {
-    return the_engine().test_op(op, status, error);
-  });
+  return wait_engine(
+      op->comm, [&](int* error, MPI_Comm*) { return the_engine().test_op(op, status, error); });
 }
 
 int wait_request(MPI_Request* request, MPI_Status* status) {
@@ -221,7 +223,9 @@ int wait_request(MPI_Request* request, MPI_Status* status) {
 
 extern "C" {
 
-int mcm_engine_active(void) { return the_engine().active() ? 1 : 0; }
+int mcm_engine_active(void) {
+  return the_engine().active() ? 1 : 0;
+}
 
 int mcm_native_collective_begin(void) {
   if (!the_engine().native_collectives()) return 0;
@@ -229,7 +233,9 @@ int mcm_native_collective_begin(void) {
   return 1;
 }
 
-void mcm_native_collective_end(void) { mcm::engine::progress_hook::collective_end(); }
+void mcm_native_collective_end(void) {
+  mcm::engine::progress_hook::collective_end();
+}
 
 int mcm_wait_progressing(MPI_Request* request, MPI_Status* status) {
   for (Backoff backoff;;) {
@@ -321,9 +327,9 @@ int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
     which.resize(natives.size());
     native_statuses.resize(natives.size());
     native_errors.resize(natives.size());
-    const int completed = the_engine().block_some(natives.data(), static_cast<int>(natives.size()),
-                                                  which.data(), native_statuses.data(),
-                                                  native_errors.data());
+    const int completed =
+        the_engine().block_some(natives.data(), static_cast<int>(natives.size()), which.data(),
+                                native_statuses.data(), native_errors.data());
     for (int m = 0; m < completed; ++m) {
       const size_t j = static_cast<size_t>(which[static_cast<size_t>(m)]);
       const int i = native_index[j];
@@ -455,7 +461,8 @@ int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
 }
 
 int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
-  if (!engine_on() || request == MPI_REQUEST_NULL) return PMPI_Request_get_status(request, flag, status);
+  if (!engine_on() || request == MPI_REQUEST_NULL)
+    return PMPI_Request_get_status(request, flag, status);
   const int rc = request_get_status(request, flag, status);
   PollPacing::polled(*flag != 0);
   return rc;

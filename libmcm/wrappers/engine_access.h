@@ -2,12 +2,11 @@
 #pragma once
 
 #include <mpi.h>
+#include <sched.h>
 
 #include <algorithm>
 #include <chrono>
 #include <mutex>
-
-#include <sched.h>
 
 #include "engine/engine.h"
 #include "substitution.h"
@@ -17,7 +16,9 @@ namespace mcm::shim {
 using engine::Context;
 using engine::Engine;
 
-inline Engine& the_engine() { return Engine::instance(); }
+inline Engine& the_engine() {
+  return Engine::instance();
+}
 
 /// The engine's context of `comm` (already substituted) when the engine handles it, or
 /// nullptr: then the call passes through to MPI.

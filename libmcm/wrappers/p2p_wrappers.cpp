@@ -8,14 +8,14 @@
 #include <mpi.h>
 
 #include "engine/datatype.h"
-#include "wrappers/engine_access.h"
 #include "record/pattern_recorder.h"
+#include "wrappers/engine_access.h"
 
 using mcm::shim::Backoff;
 using mcm::shim::Context;
 using mcm::shim::Lock;
-using mcm::shim::PollPacing;
 using mcm::shim::managed;
+using mcm::shim::PollPacing;
 using mcm::shim::the_engine;
 using mcm::shim::wait_engine_op;
 using mcm::shim::wait_engine_request;
@@ -31,12 +31,14 @@ using Nonblocking = int (*)(const void*, int, MPI_Datatype, int, int, MPI_Comm, 
 
 bool sendable(const Context* c, int count, MPI_Datatype type, int dest, int tag) {
   return c != nullptr && mcm::engine::Engine::valid_count_type(count, type) &&
-         mcm::engine::Engine::valid_peer(dest, *c, false) && mcm::engine::Engine::valid_tag(tag, false);
+         mcm::engine::Engine::valid_peer(dest, *c, false) &&
+         mcm::engine::Engine::valid_tag(tag, false);
 }
 
 bool receivable(const Context* c, int count, MPI_Datatype type, int source, int tag) {
   return c != nullptr && mcm::engine::Engine::valid_count_type(count, type) &&
-         mcm::engine::Engine::valid_peer(source, *c, true) && mcm::engine::Engine::valid_tag(tag, true);
+         mcm::engine::Engine::valid_peer(source, *c, true) &&
+         mcm::engine::Engine::valid_tag(tag, true);
 }
 
 /// Starts a send under the engine lock: natively (`native`, its MPI request) or as one of
@@ -87,7 +89,8 @@ int init(const void* buf, int count, MPI_Datatype type, int peer, int tag, MPI_C
          MPI_Request* request, SendMode mode, bool receive, Nonblocking native) {
   comm = mcm_substitute(comm);
   const Context* c = managed(comm);
-  const bool ok = receive ? receivable(c, count, type, peer, tag) : sendable(c, count, type, peer, tag);
+  const bool ok =
+      receive ? receivable(c, count, type, peer, tag) : sendable(c, count, type, peer, tag);
   int rc = MPI_SUCCESS;
   if (!ok) {
     rc = native(buf, count, type, peer, tag, comm, request);
@@ -98,8 +101,9 @@ int init(const void* buf, int count, MPI_Datatype type, int peer, int tag, MPI_C
   } else {
     Lock lock(the_engine().lock());
     using Kind = mcm::engine::Op::Kind;
-    *request = the_engine().persistent(receive ? Kind::persistent_recv : Kind::persistent_send,
-                                       const_cast<void*>(buf), count, type, peer, tag, comm, *c, mode);
+    *request =
+        the_engine().persistent(receive ? Kind::persistent_recv : Kind::persistent_send,
+                                const_cast<void*>(buf), count, type, peer, tag, comm, *c, mode);
   }
   // A persistent send is counted at each MPI_Start (completion_wrappers.cpp), not here.
   if (rc == MPI_SUCCESS && !receive)
@@ -151,8 +155,8 @@ int MPI_Ibsend(const void* buf, int count, MPI_Datatype type, int dest, int tag,
                MPI_Request* request) {
   if (attached_buffer_bytes == 0) {
     comm = mcm_substitute(comm);
-    return counted_send(PMPI_Ibsend(buf, count, type, dest, tag, comm, request), comm, dest,
-                        count, type);
+    return counted_send(PMPI_Ibsend(buf, count, type, dest, tag, comm, request), comm, dest, count,
+                        type);
   }
   return isend(buf, count, type, dest, tag, comm, request, SendMode::buffered, PMPI_Ibsend);
 }
@@ -182,9 +186,9 @@ int MPI_Recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_C
   return wait_engine_op(op, status);
 }
 
-int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
-                 int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source,
-                 int recvtag, MPI_Comm comm, MPI_Status* status) {
+int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                 void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                 MPI_Comm comm, MPI_Status* status) {
   comm = mcm_substitute(comm);
   Context* c = managed(comm);
   if (!sendable(c, sendcount, sendtype, dest, sendtag) ||
@@ -203,18 +207,18 @@ int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int 
   }
   if (send_error == MPI_SUCCESS) send_error = wait_request(&send_request, MPI_STATUS_IGNORE);
   const int recv_error = wait_engine_op(receive, status);
-  return counted_send(recv_error != MPI_SUCCESS ? recv_error : send_error, comm, dest,
-                      sendcount, sendtype);
+  return counted_send(recv_error != MPI_SUCCESS ? recv_error : send_error, comm, dest, sendcount,
+                      sendtype);
 }
 
-int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int sendtag,
-                         int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
+int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int sendtag, int source,
+                         int recvtag, MPI_Comm comm, MPI_Status* status) {
   comm = mcm_substitute(comm);
   Context* c = managed(comm);
   if (!sendable(c, count, type, dest, sendtag) || !receivable(c, count, type, source, recvtag))
     return counted_send(
-        PMPI_Sendrecv_replace(buf, count, type, dest, sendtag, source, recvtag, comm, status),
-        comm, dest, count, type);
+        PMPI_Sendrecv_replace(buf, count, type, dest, sendtag, source, recvtag, comm, status), comm,
+        dest, count, type);
   // The message leaves from a packed copy (a native or fenced send reads the user's buffer
   // until it completes), so the receive may overwrite the buffer at once.
   const std::vector<char> copy =
@@ -230,8 +234,7 @@ int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int 
   }
   if (send_error == MPI_SUCCESS) send_error = wait_request(&send_request, MPI_STATUS_IGNORE);
   const int recv_error = wait_engine_op(receive, status);
-  return counted_send(recv_error != MPI_SUCCESS ? recv_error : send_error, comm, dest, count,
-                      type);
+  return counted_send(recv_error != MPI_SUCCESS ? recv_error : send_error, comm, dest, count, type);
 }
 
 int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
@@ -307,21 +310,23 @@ int MPI_Mrecv(void* buf, int count, MPI_Datatype type, MPI_Message* message, MPI
   return wait_engine_request(&request, status);
 }
 
-int MPI_Send_init(const void* buf, int count, MPI_Datatype type, int dest, int tag,
-                  MPI_Comm comm, MPI_Request* request) {
-  return init(buf, count, type, dest, tag, comm, request, SendMode::standard, false, PMPI_Send_init);
+int MPI_Send_init(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                  MPI_Request* request) {
+  return init(buf, count, type, dest, tag, comm, request, SendMode::standard, false,
+              PMPI_Send_init);
 }
-int MPI_Bsend_init(const void* buf, int count, MPI_Datatype type, int dest, int tag,
-                   MPI_Comm comm, MPI_Request* request) {
-  return init(buf, count, type, dest, tag, comm, request, SendMode::buffered, false, PMPI_Bsend_init);
+int MPI_Bsend_init(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                   MPI_Request* request) {
+  return init(buf, count, type, dest, tag, comm, request, SendMode::buffered, false,
+              PMPI_Bsend_init);
 }
-int MPI_Ssend_init(const void* buf, int count, MPI_Datatype type, int dest, int tag,
-                   MPI_Comm comm, MPI_Request* request) {
+int MPI_Ssend_init(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                   MPI_Request* request) {
   return init(buf, count, type, dest, tag, comm, request, SendMode::synchronous, false,
               PMPI_Ssend_init);
 }
-int MPI_Rsend_init(const void* buf, int count, MPI_Datatype type, int dest, int tag,
-                   MPI_Comm comm, MPI_Request* request) {
+int MPI_Rsend_init(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                   MPI_Request* request) {
   return init(buf, count, type, dest, tag, comm, request, SendMode::ready, false, PMPI_Rsend_init);
 }
 int MPI_Recv_init(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,

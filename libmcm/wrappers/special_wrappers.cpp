@@ -24,8 +24,7 @@ int MPI_Finalize(void) {
 }
 
 int MPI_Comm_get_attr(MPI_Comm comm, int keyval, void* attribute_val, int* flag) {
-  return PMPI_Comm_get_attr(mcm::shim::attribute_comm(comm, keyval), keyval, attribute_val,
-                            flag);
+  return PMPI_Comm_get_attr(mcm::shim::attribute_comm(comm, keyval), keyval, attribute_val, flag);
 }
 
 #pragma GCC diagnostic push

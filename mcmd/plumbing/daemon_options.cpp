@@ -11,7 +11,8 @@ namespace mcm::daemon {
 namespace {
 
 constexpr const char* kUsage =
-    "usage: mcmd [--mode off|record|relay|adaptive] [--log-dir DIR] [--config FILE] [--paths TOPO]\n"
+    "usage: mcmd [--mode off|record|relay|adaptive] [--log-dir DIR] [--config FILE] [--paths "
+    "TOPO]\n"
     "            [--route FROM:TO:VIA]... [--chunk-bytes N] [--buffer-bytes N] [--vm-name NAME]\n"
     "\n"
     "The MCM daemon, one per VM. mcmrun starts it inside the application's MPI job;\n"

@@ -14,11 +14,11 @@ namespace mcm::daemon {
 
 struct DaemonOptions {
   Mode mode = Mode::off;
-  std::string log_dir;      ///< empty: warnings to stderr only
-  std::string config_path;  ///< empty: defaults
-  std::string paths_path;   ///< --paths: mcm-probe's topology, empty: none
+  std::string log_dir;               ///< empty: warnings to stderr only
+  std::string config_path;           ///< empty: defaults
+  std::string paths_path;            ///< --paths: mcm-probe's topology, empty: none
   std::optional<Topology> topology;  ///< loaded and validated from paths_path
-  std::string vm_name;      ///< --vm-name: this VM's host as the table names it; empty: none
+  std::string vm_name;  ///< --vm-name: this VM's host as the table names it; empty: none
   std::string log_level = "info";
   std::chrono::microseconds max_idle_sleep{DaemonConfig{}.idle_sleep_max_us};
   int nice = DaemonConfig{}.nice;

@@ -87,9 +87,9 @@ class MpiPoller {
   std::uint64_t generation_ = 0;  ///< of the pending timer wait; wake() supersedes it
   std::vector<MPI_Request> requests_;
   std::vector<Handler> handlers_;
-  std::vector<bool> urgent_;          ///< beside requests_
-  std::size_t urgent_count_ = 0;      ///< how many of urgent_ are true
-  std::vector<int> done_;             ///< PMPI_Testsome scratch, reused by every poll
+  std::vector<bool> urgent_;      ///< beside requests_
+  std::size_t urgent_count_ = 0;  ///< how many of urgent_ are true
+  std::vector<int> done_;         ///< PMPI_Testsome scratch, reused by every poll
   std::vector<MPI_Status> statuses_;
   Activity activity_;
   std::uint64_t polls_ = 0;

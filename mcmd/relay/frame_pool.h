@@ -50,8 +50,7 @@ class FramePool {
  public:
   /// `destinations` slots, numbered 0..destinations-1; `peers` other daemons (windows are
   /// indexed by VM, 0..peers, the own VM's unused). Both at least one when given less.
-  FramePool(std::size_t buffer_bytes, std::size_t max_frame_bytes, int destinations,
-            int peers = 1);
+  FramePool(std::size_t buffer_bytes, std::size_t max_frame_bytes, int destinations, int peers = 1);
 
   /// Whether a frame for slot `d` may be taken now (see the contract above).
   bool has_room(int d) const;

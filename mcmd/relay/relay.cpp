@@ -1,12 +1,11 @@
 #include "relay/relay.h"
 
-#include "mcm/clock.h"
-
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <cstring>
 
+#include "mcm/clock.h"
 #include "mcm/wire.h"
 
 namespace mcm::daemon {
@@ -65,8 +64,7 @@ HopRouter make_router(const Layout& layout, const std::vector<std::string>& vm_n
 }  // namespace
 
 Relay::Relay(const Layout& layout, MpiPoller& poller, const Doorbell& doorbell,
-             const RelaySettings& settings,
-             std::shared_ptr<spdlog::logger> log)
+             const RelaySettings& settings, std::shared_ptr<spdlog::logger> log)
     : layout_(layout),
       poller_(poller),
       doorbell_(doorbell),
@@ -96,8 +94,8 @@ void Relay::start(std::function<void(bool, bool)> also) {
   poller_.set_activity([this](bool rang) {
     const MpiPoller::Progress progress = step(rang);
     if (also_)
-      also_(waiting_, progress == MpiPoller::Progress::moved ||
-                          progress == MpiPoller::Progress::waiting);
+      also_(waiting_,
+            progress == MpiPoller::Progress::moved || progress == MpiPoller::Progress::waiting);
     return progress;
   });
 }
@@ -297,8 +295,7 @@ void Relay::report_stalls() {
   const int slots = static_cast<int>(destinations_.size());
   for (int slot = 0; slot < slots; ++slot) {
     Destination& d = destinations_[static_cast<size_t>(slot)];
-    if (d.stall_reported || pool_.held(slot) == 0 || now - d.last_movement < kStallReport)
-      continue;
+    if (d.stall_reported || pool_.held(slot) == 0 || now - d.last_movement < kStallReport) continue;
     d.stall_reported = true;
     std::size_t arriving = 0;
     for (const auto& held : d.receiving) arriving += held->received ? 0 : 1;

@@ -34,11 +34,11 @@
 #include <string>
 #include <vector>
 
-#include "relay/frame_pool.h"
-#include "relay/hop_router.h"
 #include "mcm/bootstrap.h"
 #include "mcm/routes.h"
 #include "plumbing/mpi_poller.h"
+#include "relay/frame_pool.h"
+#include "relay/hop_router.h"
 #include "relay/relay_counters.h"
 
 namespace spdlog {
@@ -62,8 +62,7 @@ class Relay {
   /// daemon throws alike.
   /// `doorbell` rings the next daemon of a route for every frame forwarded to it.
   Relay(const Layout& layout, MpiPoller& poller, const Doorbell& doorbell,
-        const RelaySettings& settings,
-        std::shared_ptr<spdlog::logger> log);
+        const RelaySettings& settings, std::shared_ptr<spdlog::logger> log);
 
   /// Starts forwarding (registers with the poller); `also` (may be empty) runs on every
   /// poll step too (the runtime's receiving), told whether any message of any tag was

@@ -66,8 +66,8 @@ ClockOffsets estimate_clock_offsets(const Layout& layout) {
     }
   }
   if (!table.empty())
-    PMPI_Allreduce(MPI_IN_PLACE, table.data(), static_cast<int>(table.size()), MPI_DOUBLE,
-                   MPI_SUM, layout.role_comm);
+    PMPI_Allreduce(MPI_IN_PLACE, table.data(), static_cast<int>(table.size()), MPI_DOUBLE, MPI_SUM,
+                   layout.role_comm);
   std::vector<ClockLink> links;
   for (size_t i = 0; i < pairs.size(); ++i)
     links.push_back({pairs[i].first, pairs[i].second, table[2 * i], table[2 * i + 1]});

@@ -17,8 +17,8 @@
 // latency between VMs in general).
 #pragma once
 
-#include "runtime/clock_chain.h"
 #include "mcm/bootstrap.h"
+#include "runtime/clock_chain.h"
 
 namespace mcm::daemon {
 

@@ -14,7 +14,8 @@ ClockTracker::ClockTracker(const ClockOffsets& initial, int my_vm, double now) :
       initial.uncertainty.empty() ? 0 : initial.uncertainty[static_cast<size_t>(my_vm)];
   for (std::size_t v = 0; v < n; ++v) {
     peers_[v].offset = initial.offsets[v] - mine;
-    peers_[v].uncertainty = static_cast<int>(v) == my_vm ? 0 : initial.uncertainty[v] + my_uncertainty;
+    peers_[v].uncertainty =
+        static_cast<int>(v) == my_vm ? 0 : initial.uncertainty[v] + my_uncertainty;
     peers_[v].measured_at = now;
   }
 }
@@ -53,6 +54,8 @@ double ClockTracker::offset_us(int peer) const {
   return peers_[static_cast<size_t>(peer)].offset * 1e6;
 }
 
-int ClockTracker::refreshes(int peer) const { return peers_[static_cast<size_t>(peer)].refreshes; }
+int ClockTracker::refreshes(int peer) const {
+  return peers_[static_cast<size_t>(peer)].refreshes;
+}
 
 }  // namespace mcm::daemon

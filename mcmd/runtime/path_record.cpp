@@ -10,8 +10,8 @@ namespace {
 
 /// The value below which `fraction` of `values` lie (nth_element; `values` reordered).
 double quantile(std::vector<double>& values, double fraction) {
-  const auto at = values.begin() +
-                  static_cast<std::ptrdiff_t>(static_cast<double>(values.size()) * fraction);
+  const auto at =
+      values.begin() + static_cast<std::ptrdiff_t>(static_cast<double>(values.size()) * fraction);
   std::nth_element(values.begin(), at, values.end());
   return *at;
 }
@@ -20,9 +20,12 @@ double quantile(std::vector<double>& values, double fraction) {
 
 const char* to_string(Zone zone) {
   switch (zone) {
-    case Zone::low: return "low";
-    case Zone::medium: return "medium";
-    case Zone::high: return "high";
+    case Zone::low:
+      return "low";
+    case Zone::medium:
+      return "medium";
+    case Zone::high:
+      return "high";
   }
   return "?";
 }
@@ -99,7 +102,8 @@ double PathRecord::recent_median_excess_us(int n, long long bytes) const {
   std::vector<double> excess;
   for (auto it = history_.rbegin(); it != history_.rend() && static_cast<int>(excess.size()) < n;
        ++it)
-    if (size_class(it->bytes) == size_class(bytes)) excess.push_back(std::max(0.0, it->excess_us()));
+    if (size_class(it->bytes) == size_class(bytes))
+      excess.push_back(std::max(0.0, it->excess_us()));
   return excess.empty() ? std::nan("") : quantile(excess, 0.5);
 }
 

@@ -58,8 +58,8 @@ struct Observation {
   double base_us = 0;     ///< what the probe predicts for this path and size
   long long bytes = 0;
   Zone zone = Zone::low;
-  bool probe = false;     ///< an active probe, not an application message
-  double margin_us = 0;   ///< the margin it was classified with (ZoneRule::margin_us())
+  bool probe = false;    ///< an active probe, not an application message
+  double margin_us = 0;  ///< the margin it was classified with (ZoneRule::margin_us())
   double ratio() const { return latency_us / base_us; }
   double excess_us() const { return latency_us - base_us; }
 };
@@ -111,7 +111,7 @@ class PathRecord {
 
   std::deque<Observation> history_;
   double smoothed_ = 0;
-  int congested_run_[2] = {0, 0};     ///< by size class
+  int congested_run_[2] = {0, 0};            ///< by size class
   double class_seen_[2] = {-1e300, -1e300};  ///< newest observation time, by size class
   int healthy_run_ = 0;
   double healthy_since_ = -1;

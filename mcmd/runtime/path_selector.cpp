@@ -108,8 +108,8 @@ double PathSelector::noise_us(int destination, int via, long long bytes) const {
   if (std::isnan(table)) table = 0;
   const int legs = via < 0 ? 1 : 2;
   const double machine = machine_noise_us(bytes);
-  const double own = records_[static_cast<size_t>(destination)][static_cast<size_t>(via + 1)]
-                         .noise_us(bytes);
+  const double own =
+      records_[static_cast<size_t>(destination)][static_cast<size_t>(via + 1)].noise_us(bytes);
   if (std::isnan(own))  // not shown yet: what the table and the other paths say
     return std::max(table, legs * (std::isnan(machine) ? kInitialNoiseUs : machine));
   if (std::isnan(machine)) return own;
@@ -167,7 +167,7 @@ double PathSelector::estimate(int destination, int via, long long bytes, double 
     if (r->congested_in_a_row() >= config_.consecutive && now - r->newest().time < kPeerReportTtl)
       return std::nan("");
   double second = peer_excess(via, destination, now);
-  if (std::isnan(second)) second = 0;  // no news: the probe's figures
+  if (std::isnan(second)) second = 0;           // no news: the probe's figures
   if (std::isinf(second)) return std::nan("");  // the intermediate sees congestion
   return first_us + base_(via, destination, bytes) + second;
 }
@@ -178,11 +178,11 @@ std::optional<Decision> PathSelector::search(int destination, long long bytes, d
   const PathRecord& now_record = record_of(destination, current);
   // The newest congested observation (small messages on time may have come after it).
   const auto& h = now_record.history();
-  const auto congested = std::find_if(h.rbegin(), h.rend(),
-                                      [](const Observation& o) { return o.zone != Zone::low; });
+  const auto congested =
+      std::find_if(h.rbegin(), h.rend(), [](const Observation& o) { return o.zone != Zone::low; });
   const Observation& last = congested != h.rend() ? *congested : now_record.newest();
-  const double current_us = base(destination, current, bytes) +
-                            now_record.recent_min_excess_us(config_.consecutive);
+  const double current_us =
+      base(destination, current, bytes) + now_record.recent_min_excess_us(config_.consecutive);
   Decision d;
   d.destination = destination;
   d.from_via = current;
@@ -204,8 +204,8 @@ std::optional<Decision> PathSelector::search(int destination, long long bytes, d
     // detour's first leg leaves the same way.
     const auto [slow, known] = other_direct_paths_slow(destination, now);
     if (known >= kSlowVmPaths && slow == known)
-      return stay("every other path from this VM is slow too (" + std::to_string(slow) +
-                  " of " + std::to_string(known) +
+      return stay("every other path from this VM is slow too (" + std::to_string(slow) + " of " +
+                  std::to_string(known) +
                   "): this VM's own uplink or CPU, which a detour leaves through as well");
   }
   // A detoured pair moves (to direct or another detour) only when this detour's legs show
@@ -231,8 +231,8 @@ std::optional<Decision> PathSelector::search(int destination, long long bytes, d
     }
   }
   if (best == current)
-    return stay("no alternative is expected below " + ms(kBetterBy * current_us) + " (70% of what " +
-                path_name(current) + " costs now, " + ms(current_us) + ", at " +
+    return stay("no alternative is expected below " + ms(kBetterBy * current_us) +
+                " (70% of what " + path_name(current) + " costs now, " + ms(current_us) + ", at " +
                 std::to_string(bytes) + " bytes)");
   if (current < 0 && best >= 0) {  // the largest message late in the last second
     pair.suffered = bytes;
@@ -255,8 +255,8 @@ std::optional<Decision> PathSelector::search(int destination, long long bytes, d
     ++switches_;
     if (current < 0 && now - pair.returned_at < 5 * hold(pair)) ++pair.flights;
   }
-  d.reason += "; " + path_name(best) + " expected " + ms(best_us) + " against " +
-              ms(current_us) + " now at " + std::to_string(bytes) + " bytes";
+  d.reason += "; " + path_name(best) + " expected " + ms(best_us) + " against " + ms(current_us) +
+              " now at " + std::to_string(bytes) + " bytes";
   if (best >= 0) {
     const auto& list = candidates_[static_cast<size_t>(destination)];
     const auto rank = std::find(list.begin(), list.end(), best) - list.begin();
@@ -288,7 +288,9 @@ double PathSelector::backed_off(int moves) const {
   return config_.return_after_ms / 1000.0 * static_cast<double>(1 << std::min(moves, 4));
 }
 
-double PathSelector::hold(const Pair& pair) const { return backed_off(pair.flights); }
+double PathSelector::hold(const Pair& pair) const {
+  return backed_off(pair.flights);
+}
 
 std::vector<Decision> PathSelector::tick(double now) {
   std::vector<Decision> decisions;
@@ -308,8 +310,8 @@ std::vector<Decision> PathSelector::tick(double now) {
     // (the median of its last second's probes against the detour's estimate), by more
     // than the noise of the machine's other paths: a flood's standing queue, which probes
     // cross within the margin, or at once now and then, still costs.
-    const double direct_us = base(d, -1, last.bytes) +
-                             direct->recent_median_excess_us(kReturnWindow, last.bytes);
+    const double direct_us =
+        base(d, -1, last.bytes) + direct->recent_median_excess_us(kReturnWindow, last.bytes);
     const double detour_us = estimate(d, current, last.bytes, now);
     // Give or take the machine's noise, and never less than the smallest excess that
     // counts as congestion anywhere (min_excess_us): the noise of probes judged by round
@@ -317,8 +319,7 @@ std::vector<Decision> PathSelector::tick(double now) {
     double slack = machine_noise_us(last.bytes, /*except=*/d);
     if (std::isnan(slack)) slack = kInitialNoiseUs;
     slack = std::max(slack, static_cast<double>(config_.min_excess_us));
-    if (!std::isnan(direct_us) && !std::isnan(detour_us) && direct_us > detour_us + slack)
-      continue;
+    if (!std::isnan(direct_us) && !std::isnan(detour_us) && direct_us > detour_us + slack) continue;
     Decision back;
     back.kind = Decision::Kind::back_to_direct;
     back.destination = d;
@@ -329,8 +330,8 @@ std::vector<Decision> PathSelector::tick(double now) {
     back.reason = "direct path healthy for " + std::string(seconds) + " (" +
                   std::to_string(direct->healthy_in_a_row()) +
                   " observations in the low zone; last " + ms(last.latency_us) + ", base " +
-                  ms(last.base_us) + ": " + times(last.ratio()) + "; expected " +
-                  ms(direct_us) + " against " + ms(detour_us) + " " + path_name(current) + ")";
+                  ms(last.base_us) + ": " + times(last.ratio()) + "; expected " + ms(direct_us) +
+                  " against " + ms(detour_us) + " " + path_name(current) + ")";
     via_[static_cast<size_t>(d)] = -1;
     ++returns_;
     pair.hops = 0;

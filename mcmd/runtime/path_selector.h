@@ -40,9 +40,9 @@
 //    reported so by the intermediate): otherwise the lateness of its messages is the
 //    relaying's or the destination's, which every detour shares, and it stays until
 //    tick() finds the direct path healthy (a partly congested direct path costs a small
-//    message less than relaying does, but not the large ones it was left for). A direct pair stays when every other
-//    direct path from this VM seen in the last second (at least kSlowVmPaths of them) is
-//    in a congested run too: the slowness is this VM's own (its uplink, its CPU while it
+//    message less than relaying does, but not the large ones it was left for). A direct pair stays
+//    when every other direct path from this VM seen in the last second (at least kSlowVmPaths of
+//    them) is in a congested run too: the slowness is this VM's own (its uplink, its CPU while it
 //    forwards a detour for others), and every detour leaves through it as well.
 //  - Return: while detoured, the direct path is probed (Runtime), now and then with the
 //    size whose messages were late (suffered_bytes(): a flood that still takes the
@@ -52,11 +52,11 @@
 //    does not report its own path back to this VM congested (TCP's acknowledgements of
 //    this direction travel that way: small probes pass, large messages stall), and while
 //    the direct path does not typically cost more than the detour by more than the
-//    machine's noise or min_excess_us, whichever is larger (the median of its kReturnWindow newest observations at the newest
-//    probe's size: a standing queue that probes cross within the margin, or at once now
-//    and then, still costs), the pair returns to direct. Its direct path is then given
-//    `return_after` before a run of late observations is searched on (as a detour is
-//    after a switch). So one congestion episode gives one switch away and one back.
+//    machine's noise or min_excess_us, whichever is larger (the median of its kReturnWindow newest
+//    observations at the newest probe's size: a standing queue that probes cross within the margin,
+//    or at once now and then, still costs), the pair returns to direct. Its direct path is then
+//    given `return_after` before a run of late observations is searched on (as a detour is after a
+//    switch). So one congestion episode gives one switch away and one back.
 //  - Every decision carries its reason and the figures behind it, for the log.
 #pragma once
 
@@ -174,13 +174,13 @@ class PathSelector {
   std::string path_name(int via) const;
 
  private:
-  struct Pair {  ///< the state of one destination
-    double next_search = 0;    ///< no search before (episode rate limit)
-    double returned_at = -1e9; ///< last return to direct
-    double changed_at = -1e9;  ///< last change of route (switch or return)
-    int flights = 0;           ///< fled again soon after a return (hold doubling)
-    int hops = 0;              ///< moves from detour to detour since the pair left direct
-    long long suffered = 0;    ///< size of the message whose lateness made it leave direct
+  struct Pair {                 ///< the state of one destination
+    double next_search = 0;     ///< no search before (episode rate limit)
+    double returned_at = -1e9;  ///< last return to direct
+    double changed_at = -1e9;   ///< last change of route (switch or return)
+    int flights = 0;            ///< fled again soon after a return (hold doubling)
+    int hops = 0;               ///< moves from detour to detour since the pair left direct
+    long long suffered = 0;     ///< size of the message whose lateness made it leave direct
   };
   double base(int destination, int via, long long bytes) const;
   PathRecord& record_of(int destination, int via);
@@ -216,7 +216,7 @@ class PathSelector {
   std::vector<int> via_;
   std::vector<Pair> pairs_;
   std::vector<std::vector<PathRecord>> records_;  ///< [destination][via + 1]
-  std::vector<std::vector<double>> peer_excess_;   ///< [peer][vm], µs
+  std::vector<std::vector<double>> peer_excess_;  ///< [peer][vm], µs
   std::vector<double> peer_report_time_;
   int switches_ = 0;
   int returns_ = 0;

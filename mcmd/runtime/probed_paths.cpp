@@ -19,8 +19,8 @@ ProbedPaths probed_paths(const mcm::Topology* table, const std::vector<std::stri
   auto index = std::make_shared<std::vector<int>>(static_cast<size_t>(n), -1);
   std::vector<int> vm_of_host(table->size(), -1);
   for (int vm = 0; vm < n; ++vm) {
-    const auto it = std::find(table->hosts.begin(), table->hosts.end(),
-                              vm_names[static_cast<size_t>(vm)]);
+    const auto it =
+        std::find(table->hosts.begin(), table->hosts.end(), vm_names[static_cast<size_t>(vm)]);
     if (it == table->hosts.end()) continue;
     const int host = static_cast<int>(it - table->hosts.begin());
     (*index)[static_cast<size_t>(vm)] = host;
@@ -53,7 +53,8 @@ ProbedPaths probed_paths(const mcm::Topology* table, const std::vector<std::stri
     if (d == my_vm || host < 0) continue;
     auto& list = paths.candidates[static_cast<size_t>(d)];
     if (!table->detours.empty()) {
-      for (const Detour& detour : table->detours[static_cast<size_t>(me)][static_cast<size_t>(host)]) {
+      for (const Detour& detour :
+           table->detours[static_cast<size_t>(me)][static_cast<size_t>(host)]) {
         const int vm = vm_of_host[static_cast<size_t>(detour.via)];
         if (vm >= 0 && vm != my_vm && vm != d) list.push_back(vm);
       }

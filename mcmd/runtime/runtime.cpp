@@ -56,9 +56,10 @@ Runtime::Runtime(const Layout& layout, MpiPoller& poller, boost::asio::io_contex
   log_->info("runtime: clock offsets of the other VMs:{}", offsets.empty() ? " none" : offsets);
   for (int vm = 0; vm < layout.daemon_count; ++vm)
     if (vm != layout.vm && std::isinf(tracker_.uncertainty_us(vm, mcm::wall_seconds())))
-      log_->warn("runtime: no clock offset of {} could be measured at start-up: its latencies "
-                 "are not judged until a probe exchange with it measures one",
-                 vm_names_[static_cast<size_t>(vm)]);
+      log_->warn(
+          "runtime: no clock offset of {} could be measured at start-up: its latencies "
+          "are not judged until a probe exchange with it measures one",
+          vm_names_[static_cast<size_t>(vm)]);
   const ZoneRule& z = selector_.zones();
   if (classifying_) {
     log_->info(
@@ -67,17 +68,19 @@ Runtime::Runtime(const Layout& layout, MpiPoller& poller, boost::asio::io_contex
         "excesses; {:.0f} µs until known); {} congested observations in a row trigger a "
         "search; return after {} ms healthy; probes every {} ms{}",
         z.medium_factor, z.high_factor, z.min_excess_us, z.noise_factor,
-        PathSelector::kInitialNoiseUs, config.consecutive,
-        config.return_after_ms, config.probe_interval_ms,
+        PathSelector::kInitialNoiseUs, config.consecutive, config.return_after_ms,
+        config.probe_interval_ms,
         notify_ranks ? "; healthy paths go directly from rank to rank" : "");
   } else if (table == nullptr) {
-    log_->info("runtime: no path table (mcmrun --paths topo.yaml): late messages are counted, "
-               "congestion is not detected");
+    log_->info(
+        "runtime: no path table (mcmrun --paths topo.yaml): late messages are counted, "
+        "congestion is not detected");
   } else {
-    log_->info("runtime: the path table has no base latency for any path from {} (no latency "
-               "fit, or it does not know these hosts): late messages are counted, congestion "
-               "is not detected",
-               vm_names_[static_cast<size_t>(layout.vm)]);
+    log_->info(
+        "runtime: the path table has no base latency for any path from {} (no latency "
+        "fit, or it does not know these hosts): late messages are counted, congestion "
+        "is not detected",
+        vm_names_[static_cast<size_t>(layout.vm)]);
   }
 }
 
@@ -90,16 +93,18 @@ void Runtime::start() {
   const bool flipping = notify_ranks_ && probing_ && config_.flip_routes_ms > 0;
   if (notify_ranks_) {
     for (int vm = 0; vm < layout_.daemon_count; ++vm)
-      if (vm != layout_.vm && selector_.pinned(vm)) notify(vm, true, static_vias_[static_cast<size_t>(vm)]);
+      if (vm != layout_.vm && selector_.pinned(vm))
+        notify(vm, true, static_vias_[static_cast<size_t>(vm)]);
     if (flipping) flip(/*to_daemons=*/true);
     notify(wire::kInitialRoutesEnd, false, -1);
   }
   if (probing_) on_timer();
   if (flipping) {
-    log_->warn("runtime: flip_routes_ms {}: every unpinned pair alternates between the daemons "
-               "(every other time through a third VM, the first time included) and the native "
-               "path (testing)",
-               config_.flip_routes_ms);
+    log_->warn(
+        "runtime: flip_routes_ms {}: every unpinned pair alternates between the daemons "
+        "(every other time through a third VM, the first time included) and the native "
+        "path (testing)",
+        config_.flip_routes_ms);
     flip_routes();
   }
 }
@@ -186,7 +191,8 @@ void Runtime::send_probe(int peer, long long bytes) {
   }
   PMPI_Isend(probe->data(), static_cast<int>(probe->size()), MPI_BYTE, daemon, path::kTagProbe,
              layout_.private_comm, &request);
-  poller_.watch(request, [probe](const MPI_Status&) {}, MpiPoller::Pace::background);
+  poller_.watch(
+      request, [probe](const MPI_Status&) {}, MpiPoller::Pace::background);
   doorbell_.ring(layout_.doorbell_of_world_rank[static_cast<size_t>(daemon)],
                  path::probe_ring_key(layout_.vm, head.seq));
   ++probes_sent_;
@@ -209,7 +215,8 @@ void Runtime::answer_probe(int peer_daemon, const path::Probe& probe, double rec
   MPI_Request request;
   PMPI_Isend(reply->data(), static_cast<int>(reply->size()), MPI_BYTE, peer_daemon,
              path::kTagProbeReply, layout_.private_comm, &request);
-  poller_.watch(request, [reply](const MPI_Status&) {}, MpiPoller::Pace::background);
+  poller_.watch(
+      request, [reply](const MPI_Status&) {}, MpiPoller::Pace::background);
   ++probes_answered_;  // no ring: path_messages.h rule 3
 }
 
@@ -262,9 +269,9 @@ void Runtime::on_acks(const std::vector<char>& bytes) {
     }
     const double arrived_here = tracker_.to_mine(a.t_arrive, a.destination_vm);
     const double latency_us = std::max(0.0, (arrived_here - a.t_send) * 1e6);
-    if (auto decision = selector_.observe(a.destination_vm, a.via, latency_us,
-                                          static_cast<long long>(a.bytes), now, false, a.t_send,
-                                          tracker_.uncertainty_us(a.destination_vm, now)))
+    if (auto decision =
+            selector_.observe(a.destination_vm, a.via, latency_us, static_cast<long long>(a.bytes),
+                              now, false, a.t_send, tracker_.uncertainty_us(a.destination_vm, now)))
       apply(*decision);
   }
 }
@@ -335,10 +342,10 @@ void Runtime::apply(const Decision& d) {
         ++stays_unlogged_[k];
         return;
       }
-      const std::string since =
-          stays_unlogged_[k] > 0 ? " (" + std::to_string(stays_unlogged_[k]) +
-                                       " more searches found nothing better since the last line)"
-                                 : "";
+      const std::string since = stays_unlogged_[k] > 0
+                                    ? " (" + std::to_string(stays_unlogged_[k]) +
+                                          " more searches found nothing better since the last line)"
+                                    : "";
       log_->info("runtime: stay {} on {}: {}{}", pair_name(d.destination),
                  selector_.path_name(d.from_via), d.reason, since);
       stay_logged_[k] = now;
@@ -399,8 +406,9 @@ std::string Runtime::clocks_text(bool with_refreshes) const {
   for (int vm = 0; vm < layout_.daemon_count; ++vm) {
     if (vm == layout_.vm) continue;
     char one[128];
-    std::snprintf(one, sizeof one, " %s %+.1f µs (±%.1f", vm_names_[static_cast<size_t>(vm)].c_str(),
-                  tracker_.offset_us(vm), tracker_.uncertainty_us(vm, now));
+    std::snprintf(one, sizeof one, " %s %+.1f µs (±%.1f",
+                  vm_names_[static_cast<size_t>(vm)].c_str(), tracker_.offset_us(vm),
+                  tracker_.uncertainty_us(vm, now));
     text += one;
     if (with_refreshes) text += ", " + std::to_string(tracker_.refreshes(vm)) + " refreshes";
     text += ")";
@@ -451,8 +459,8 @@ void Runtime::log_summary() const {
           "latency {:.0f} µs; last {}: median {:.1f}x the base, max {:.1f}x; noise {} "
           "(small messages), {} (large)",
           pair_name(d), selector_.path_name(via), r->total(), r->count(Zone::low),
-          r->count(Zone::medium), r->count(Zone::high), r->smoothed_latency_us(),
-          ratios.size(), ratios[ratios.size() / 2], ratios.back(), noise_text(r->noise_us(0)),
+          r->count(Zone::medium), r->count(Zone::high), r->smoothed_latency_us(), ratios.size(),
+          ratios[ratios.size() / 2], ratios.back(), noise_text(r->noise_us(0)),
           noise_text(r->noise_us(PathRecord::kLargeBytes)));
     }
   }

@@ -32,14 +32,14 @@
 #include <unordered_set>
 #include <vector>
 
-#include "runtime/clock_offsets.h"
-#include "runtime/clock_tracker.h"
 #include "mcm/bootstrap.h"
 #include "mcm/config.h"
 #include "mcm/doorbell.h"
 #include "mcm/path_messages.h"
 #include "mcm/topology.h"
 #include "plumbing/mpi_poller.h"
+#include "runtime/clock_offsets.h"
+#include "runtime/clock_tracker.h"
 #include "runtime/path_selector.h"
 #include "runtime/probe_rounds.h"
 #include "runtime/probed_paths.h"
@@ -130,9 +130,9 @@ class Runtime {
   std::vector<int> local_ranks_;
   boost::asio::steady_timer timer_;
   boost::asio::steady_timer flip_timer_;
-  bool flipped_ = false;  ///< flip_routes(): the unpinned pairs go through the daemons
-  std::uint64_t flips_ = 0;     ///< flips to the daemons so far
-  std::vector<int> flip_via_;   ///< [destination] the flip's intermediate, -1: direct
+  bool flipped_ = false;       ///< flip_routes(): the unpinned pairs go through the daemons
+  std::uint64_t flips_ = 0;    ///< flips to the daemons so far
+  std::vector<int> flip_via_;  ///< [destination] the flip's intermediate, -1: direct
   std::uint64_t ticks_ = 0;
   std::uint64_t probe_seq_ = 0;
   int probes_outstanding_ = 0;
@@ -152,8 +152,8 @@ class Runtime {
   /// "stay" decisions are logged once per kStayLogSeconds per pair (a long episode with
   /// nothing better searches every probe interval); the others are counted.
   static constexpr double kStayLogSeconds = 5.0;
-  std::vector<double> stay_logged_;       ///< by destination VM, when last logged
-  std::vector<int> stays_unlogged_;       ///< by destination VM, since then
+  std::vector<double> stay_logged_;  ///< by destination VM, when last logged
+  std::vector<int> stays_unlogged_;  ///< by destination VM, since then
 };
 
 }  // namespace mcm::daemon

@@ -27,8 +27,10 @@ static long parse_size(const char* s) {
   char* end;
   long v = strtol(s, &end, 10);
   if (end == s || v < 0) return -1;
-  if (*end == 'k' || *end == 'K') v <<= 10, ++end;
-  else if (*end == 'm' || *end == 'M') v <<= 20, ++end;
+  if (*end == 'k' || *end == 'K')
+    v <<= 10, ++end;
+  else if (*end == 'm' || *end == 'M')
+    v <<= 20, ++end;
   if (*end != '\0' || v > (1L << 30)) return -1;
   return v;
 }
@@ -60,8 +62,9 @@ static int check(const unsigned char* buf, int from, int dir, long bytes, int it
   unsigned seed = seed_of(from, dir, bytes, it);
   int bad = 0;
   for (long i = 0; i < bytes; ++i)
-    bad |= buf[i] != (unsigned char)(seed + 157u * (unsigned long)i + 59u * (unsigned long)(i >> 8) +
-                                     17u * (unsigned long)(i >> 16));
+    bad |=
+        buf[i] != (unsigned char)(seed + 157u * (unsigned long)i + 59u * (unsigned long)(i >> 8) +
+                                  17u * (unsigned long)(i >> 16));
   return bad;
 }
 
@@ -73,7 +76,8 @@ int main(int argc, char** argv) {
   int nsizes = argc > 1 ? argc - 1 : 5;
   for (int s = 0; s < nsizes; ++s) {
     if (parse_size(argc > 1 ? argv[s + 1] : defaults[s]) < 0) {
-      if (rank == 0) fprintf(stderr, "exchange: bad size '%s' (bytes, suffix k or m)\n", argv[s + 1]);
+      if (rank == 0)
+        fprintf(stderr, "exchange: bad size '%s' (bytes, suffix k or m)\n", argv[s + 1]);
       MPI_Abort(MPI_COMM_WORLD, 2);
     }
   }

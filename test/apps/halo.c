@@ -78,7 +78,8 @@ int main(int argc, char** argv) {
   MPI_Dims_create(nprocs, 2, dims);
   int px = dims[0], py = dims[1]; /* px >= py: 2 ranks split the columns */
   if (py > n || px > n) {
-    if (me == 0) fprintf(stderr, "halo: %d x %d ranks for a grid of %ld: too many ranks\n", py, px, n);
+    if (me == 0)
+      fprintf(stderr, "halo: %d x %d ranks for a grid of %ld: too many ranks\n", py, px, n);
     MPI_Finalize();
     return 2;
   }
@@ -122,7 +123,8 @@ int main(int argc, char** argv) {
       MPI_Isend(&u[w + 1], (int)nx, MPI_DOUBLE, up, TAG_UP, MPI_COMM_WORLD, &req[nreq++]);
     }
     if (down >= 0) {
-      MPI_Irecv(&u[(ny + 1) * w + 1], (int)nx, MPI_DOUBLE, down, TAG_UP, MPI_COMM_WORLD, &req[nreq++]);
+      MPI_Irecv(&u[(ny + 1) * w + 1], (int)nx, MPI_DOUBLE, down, TAG_UP, MPI_COMM_WORLD,
+                &req[nreq++]);
       MPI_Isend(&u[ny * w + 1], (int)nx, MPI_DOUBLE, down, TAG_DOWN, MPI_COMM_WORLD, &req[nreq++]);
     }
     if (left >= 0) {
@@ -155,7 +157,8 @@ int main(int argc, char** argv) {
 
   /* Gather the blocks (packed) to rank 0 and sum the grid in row-major order. */
   double* mine = malloc(sizeof(double) * (size_t)(nx * ny > 0 ? nx * ny : 1));
-  for (long i = 0; i < ny; ++i) memcpy(&mine[i * nx], &u[(i + 1) * w + 1], sizeof(double) * (size_t)nx);
+  for (long i = 0; i < ny; ++i)
+    memcpy(&mine[i * nx], &u[(i + 1) * w + 1], sizeof(double) * (size_t)nx);
   int *counts = NULL, *displs = NULL;
   double *all = NULL, *grid = NULL;
   if (me == 0) {
@@ -190,8 +193,11 @@ int main(int argc, char** argv) {
     double checksum = 0;
     for (long k = 0; k < n * n; ++k) checksum += grid[k];
     double res = (double)residual / FIXED, res0 = (double)first_residual / FIXED;
-    printf("halo: n=%ld ranks=%d grid=%dx%d iters=%ld residual=%.13e checksum=%a time=%.3f rate=%.1f\n", n,
-           nprocs, px, py, iters, res, checksum, elapsed, elapsed > 0 ? (double)iters / elapsed : 0.0);
+    printf(
+        "halo: n=%ld ranks=%d grid=%dx%d iters=%ld residual=%.13e checksum=%a time=%.3f "
+        "rate=%.1f\n",
+        n, nprocs, px, py, iters, res, checksum, elapsed,
+        elapsed > 0 ? (double)iters / elapsed : 0.0);
     printf("halo: first residual=%.13e\n", res0);
     int ok = isfinite(checksum) && (iters == 1 || residual < first_residual);
     int known = 0;
@@ -203,8 +209,10 @@ int main(int argc, char** argv) {
         ok = 0;
       }
     }
-    if (!known) printf("halo: no reference checksum for this size\n");
-    else if (ok) printf("halo: checksum equals the reference\n");
+    if (!known)
+      printf("halo: no reference checksum for this size\n");
+    else if (ok)
+      printf("halo: checksum equals the reference\n");
     printf("halo: VERIFICATION %s\n", ok ? "SUCCESSFUL" : "FAILED");
     free(counts);
     free(displs);

@@ -9,20 +9,19 @@
 
 static int copies = 0, deletes = 0, world_deletes = 0;
 
-static int copy_fn(MPI_Comm oldcomm, int keyval, void *extra, void *in, void *out,
-                   int *flag) {
+static int copy_fn(MPI_Comm oldcomm, int keyval, void* extra, void* in, void* out, int* flag) {
   int res = MPI_UNEQUAL;
   (void)keyval;
   MPI_Comm_compare(oldcomm, MPI_COMM_WORLD, &res);
   CHECK(res == MPI_IDENT, "copy callback oldcomm is not world (%d)", res);
-  CHECK(*(int *)extra == 42, "copy callback extra state %d", *(int *)extra);
-  *(void **)out = (void *)((char *)in + 1);
+  CHECK(*(int*)extra == 42, "copy callback extra state %d", *(int*)extra);
+  *(void**)out = (void*)((char*)in + 1);
   *flag = 1;
   copies++;
   return MPI_SUCCESS;
 }
 
-static int delete_fn(MPI_Comm comm, int keyval, void *val, void *extra) {
+static int delete_fn(MPI_Comm comm, int keyval, void* val, void* extra) {
   int res = MPI_UNEQUAL;
   (void)keyval;
   (void)val;
@@ -33,10 +32,10 @@ static int delete_fn(MPI_Comm comm, int keyval, void *val, void *extra) {
   return MPI_SUCCESS;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   static int extra = 42;
   static char base[16];
-  void *v;
+  void* v;
   int *ip, flag, key, key2, rank;
   MPI_Comm dup;
 
@@ -79,29 +78,27 @@ int main(int argc, char **argv) {
   MPI_Comm_set_attr(MPI_COMM_WORLD, key2, base);
   MPI_Barrier(MPI_COMM_WORLD);
   MPI_Comm_get_attr(MPI_COMM_WORLD, key, &v, &flag);
-  CHECK(flag && v == (void *)(base + rank % 8), "world attr read back");
-  mcmt_out("user attr on world: flag %d, offset %d\n", flag, flag ? (int)((char *)v - base) : -1);
+  CHECK(flag && v == (void*)(base + rank % 8), "world attr read back");
+  mcmt_out("user attr on world: flag %d, offset %d\n", flag, flag ? (int)((char*)v - base) : -1);
 
   MPI_Comm_dup(MPI_COMM_WORLD, &dup);
   CHECK(copies == 1, "copy callback ran %d times", copies);
   MPI_Comm_get_attr(dup, key, &v, &flag);
-  CHECK(flag && v == (void *)(base + rank % 8 + 1), "copied attr");
-  mcmt_out("user attr on dup: flag %d, offset %d\n", flag, flag ? (int)((char *)v - base) : -1);
+  CHECK(flag && v == (void*)(base + rank % 8 + 1), "copied attr");
+  mcmt_out("user attr on dup: flag %d, offset %d\n", flag, flag ? (int)((char*)v - base) : -1);
   MPI_Comm_get_attr(dup, key2, &v, &flag);
   CHECK(!flag, "null-copy attr present on dup");
   mcmt_out("null-copy attr on dup: flag %d\n", flag);
   MPI_Comm_get_attr(MPI_COMM_WORLD, key2, &v, &flag);
-  CHECK(flag && v == (void *)base, "null-copy attr on world");
+  CHECK(flag && v == (void*)base, "null-copy attr on world");
 
   MPI_Comm_free(&dup); /* deletes key on dup */
-  CHECK(deletes == 1 && world_deletes == 0, "deletes after dup free %d/%d", deletes,
-        world_deletes);
+  CHECK(deletes == 1 && world_deletes == 0, "deletes after dup free %d/%d", deletes, world_deletes);
   MPI_Comm_delete_attr(MPI_COMM_WORLD, key);
   MPI_Comm_get_attr(MPI_COMM_WORLD, key, &v, &flag);
   CHECK(!flag, "attr still on world after delete");
   MPI_Comm_delete_attr(MPI_COMM_WORLD, key2);
-  CHECK(deletes == 3 && world_deletes == 2, "deletes %d, on world %d", deletes,
-        world_deletes);
+  CHECK(deletes == 3 && world_deletes == 2, "deletes %d, on world %d", deletes, world_deletes);
   mcmt_out("copies %d, deletes %d (on world %d)\n", copies, deletes, world_deletes);
   MPI_Comm_free_keyval(&key);
   MPI_Comm_free_keyval(&key2);

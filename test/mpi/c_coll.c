@@ -6,9 +6,9 @@
  * derived from its world rank, so wrong ranks/sizes show in the sums. */
 #include "mcmt.h"
 
-#define V(r, i) ((r) * 100 + (i) + 1) /* value rank r sends in slot i */
+#define V(r, i) ((r)*100 + (i) + 1) /* value rank r sends in slot i */
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   int rank, size, i, r, x, y, sum;
   int *sb, *rb, *cnt, *dsp, *rcnt, *rdsp;
   long long tot;
@@ -17,12 +17,12 @@ int main(int argc, char **argv) {
   mcmt_init("c_coll");
   rank = mcmt_rank;
   size = mcmt_size;
-  sb = (int *)calloc((size_t)(size * size + 8), sizeof(int));
-  rb = (int *)calloc((size_t)(size * size + 8), sizeof(int));
-  cnt = (int *)calloc((size_t)size, sizeof(int));
-  dsp = (int *)calloc((size_t)size, sizeof(int));
-  rcnt = (int *)calloc((size_t)size, sizeof(int));
-  rdsp = (int *)calloc((size_t)size, sizeof(int));
+  sb = (int*)calloc((size_t)(size * size + 8), sizeof(int));
+  rb = (int*)calloc((size_t)(size * size + 8), sizeof(int));
+  cnt = (int*)calloc((size_t)size, sizeof(int));
+  dsp = (int*)calloc((size_t)size, sizeof(int));
+  rcnt = (int*)calloc((size_t)size, sizeof(int));
+  rdsp = (int*)calloc((size_t)size, sizeof(int));
 
   MPI_Barrier(MPI_COMM_WORLD);
 
@@ -49,7 +49,10 @@ int main(int argc, char **argv) {
   CHECK(y == size, "allreduce max %d", y);
   mcmt_out("allreduce max: %d\n", y);
   {
-    struct { int v; int r; } in, o;
+    struct {
+      int v;
+      int r;
+    } in, o;
     in.v = (rank == size / 2) ? -5 : rank;
     in.r = rank;
     MPI_Allreduce(&in, &o, 1, MPI_2INT, MPI_MINLOC, MPI_COMM_WORLD);

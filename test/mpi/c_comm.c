@@ -24,7 +24,7 @@ static int ring(MPI_Comm comm, int base) {
   return y;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   MPI_Comm dup, split, rev, shm, half, evens, idup;
   MPI_Group wg, g;
   MPI_Request rq;
@@ -34,7 +34,7 @@ int main(int argc, char **argv) {
   mcmt_init("c_comm");
   rank = mcmt_rank;
   size = mcmt_size;
-  ranks = (int *)malloc(sizeof(int) * (size_t)size);
+  ranks = (int*)malloc(sizeof(int) * (size_t)size);
 
   /* dup: same rank/size, separate matching context. */
   MPI_Comm_dup(MPI_COMM_WORLD, &dup);
@@ -63,8 +63,10 @@ int main(int argc, char **argv) {
   CHECK(s == (rank % 2 ? size / 2 : (size + 1) / 2), "split size %d", s);
   mcmt_out_gathered("split rank", r);
   mcmt_out_gathered("split size", s);
-  if (s >= 2) y = ring(split, 200 + 1000 * (rank % 2));
-  else y = -1;
+  if (s >= 2)
+    y = ring(split, 200 + 1000 * (rank % 2));
+  else
+    y = -1;
   mcmt_out_gathered("split ring", y);
   MPI_Allreduce(&rank, &y, 1, MPI_INT, MPI_SUM, split);
   mcmt_out_gathered("split allreduce of world ranks", y);

@@ -10,7 +10,7 @@
 
 static int calls = 0, last_class = -1, saw_world = 0;
 
-static void handler(MPI_Comm *comm, int *code, ...) {
+static void handler(MPI_Comm* comm, int* code, ...) {
   int res = MPI_UNEQUAL, cls = -1;
   MPI_Comm_compare(*comm, MPI_COMM_WORLD, &res);
   if (res == MPI_IDENT) saw_world++;
@@ -19,7 +19,7 @@ static void handler(MPI_Comm *comm, int *code, ...) {
   calls++;
 }
 
-static const char *clsname(int c) {
+static const char* clsname(int c) {
   if (c == MPI_SUCCESS) return "MPI_SUCCESS";
   if (c == MPI_ERR_RANK) return "MPI_ERR_RANK";
   if (c == MPI_ERR_TAG) return "MPI_ERR_TAG";
@@ -28,7 +28,7 @@ static const char *clsname(int c) {
   return "other";
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   MPI_Errhandler got, user;
   int rank, size, rc, cls, x = 1;
 
@@ -88,8 +88,8 @@ int main(int argc, char **argv) {
   MPI_Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_COUNT);
   CHECK(calls == 3 && last_class == MPI_ERR_COUNT && saw_world == 3,
         "call_errhandler: calls %d class %d world %d", calls, last_class, saw_world);
-  mcmt_out("user handler: calls %d, last class %s, saw world %d\n", calls,
-           clsname(last_class), saw_world);
+  mcmt_out("user handler: calls %d, last class %s, saw world %d\n", calls, clsname(last_class),
+           saw_world);
   {
     /* A dup inherits the handler; it runs with the dup, not world. */
     MPI_Comm dup;

@@ -6,7 +6,7 @@
  * handle round trip MPI_Comm_f2c(MPI_Comm_c2f(world)) -> IDENT. */
 #include "mcmt.h"
 
-static const char *cmpname(int r) {
+static const char* cmpname(int r) {
   if (r == MPI_IDENT) return "IDENT";
   if (r == MPI_CONGRUENT) return "CONGRUENT";
   if (r == MPI_SIMILAR) return "SIMILAR";
@@ -14,7 +14,7 @@ static const char *cmpname(int r) {
   return "?";
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   MPI_Group wg, wg2, evens, odds_excl, self_g;
   MPI_Comm dup, split;
   int rank, size, gsize = 0, grank = -1, res, i, n_even;
@@ -41,8 +41,8 @@ int main(int argc, char **argv) {
 
   /* Even ranks subgroup via incl, and the same set via excl of odd ranks. */
   n_even = (size + 1) / 2;
-  ranks = (int *)malloc(sizeof(int) * (size_t)size);
-  out = (int *)malloc(sizeof(int) * (size_t)size);
+  ranks = (int*)malloc(sizeof(int) * (size_t)size);
+  out = (int*)malloc(sizeof(int) * (size_t)size);
   for (i = 0; i < n_even; i++) ranks[i] = 2 * i;
   MPI_Group_incl(wg, n_even, ranks, &evens);
   for (i = 0; i < size / 2; i++) ranks[i] = 2 * i + 1;
@@ -71,15 +71,13 @@ int main(int argc, char **argv) {
   }
   if (rank == 0) {
     printf("translate world->evens:");
-    for (i = 0; i < size; i++)
-      printf(" %d", out[i] == MPI_UNDEFINED ? -1 : out[i]);
+    for (i = 0; i < size; i++) printf(" %d", out[i] == MPI_UNDEFINED ? -1 : out[i]);
     printf("\n");
   }
   /* And back: evens -> world. */
   for (i = 0; i < n_even; i++) ranks[i] = i;
   MPI_Group_translate_ranks(evens, n_even, ranks, wg, out);
-  for (i = 0; i < n_even; i++)
-    CHECK(out[i] == 2 * i, "translate evens %d -> world %d", i, out[i]);
+  for (i = 0; i < n_even; i++) CHECK(out[i] == 2 * i, "translate evens %d -> world %d", i, out[i]);
 
   /* The group of MPI_COMM_SELF maps onto my world rank. */
   MPI_Comm_group(MPI_COMM_SELF, &self_g);

@@ -3,13 +3,14 @@
  * MPI_Query_thread and MPI_Is_thread_main, and, if MULTIPLE is provided,
  * runs concurrent Sendrecv rings on MPI_COMM_WORLD from two threads per
  * rank (distinct tags) and checks what each thread received. */
-#include "mcmt.h"
 #include <pthread.h>
+
+#include "mcmt.h"
 
 #define NT 2
 static int results[NT];
 
-static void *worker(void *arg) {
+static void* worker(void* arg) {
   int t = (int)(size_t)arg, i, x, y, acc = 0;
   int right = (mcmt_rank + 1) % mcmt_size, left = (mcmt_rank + mcmt_size - 1) % mcmt_size;
   MPI_Status st;
@@ -25,7 +26,7 @@ static void *worker(void *arg) {
   return NULL;
 }
 
-static const char *lvl(int p) {
+static const char* lvl(int p) {
   if (p == MPI_THREAD_SINGLE) return "MPI_THREAD_SINGLE";
   if (p == MPI_THREAD_FUNNELED) return "MPI_THREAD_FUNNELED";
   if (p == MPI_THREAD_SERIALIZED) return "MPI_THREAD_SERIALIZED";
@@ -33,7 +34,7 @@ static const char *lvl(int p) {
   return "?";
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   int provided = -1, q = -1, main_flag = 0, t, sum;
   pthread_t th[NT];
 
@@ -52,7 +53,7 @@ int main(int argc, char **argv) {
   }
 
   if (provided == MPI_THREAD_MULTIPLE) {
-    for (t = 0; t < NT; t++) pthread_create(&th[t], NULL, worker, (void *)(size_t)t);
+    for (t = 0; t < NT; t++) pthread_create(&th[t], NULL, worker, (void*)(size_t)t);
     for (t = 0; t < NT; t++) pthread_join(th[t], NULL);
     for (t = 0, sum = 0; t < NT; t++) {
       CHECK(results[t] >= 0, "thread %d ring failed", t);

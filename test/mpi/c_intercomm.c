@@ -6,7 +6,7 @@
  * half first) whose ranks must equal the world ranks. */
 #include "mcmt.h"
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   MPI_Comm local, inter, merged;
   MPI_Status st;
   int rank, size, nlow, high, lrank, lsize, rsize, flag, x, y, res;

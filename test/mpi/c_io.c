@@ -6,13 +6,14 @@
  * every rank reads the whole file back (File_read_at_all) and checks it,
  * rank 0 prints a checksum; File_close, File_delete by rank 0, and a
  * re-open must then fail (MPI_ERR_NO_SUCH_FILE class or other error). */
-#include "mcmt.h"
 #include <time.h>
 #include <unistd.h>
 
+#include "mcmt.h"
+
 #define B 64 /* ints per rank block */
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   char path[1024];
   MPI_File fh;
   MPI_Group fg, wg;
@@ -27,18 +28,16 @@ int main(int argc, char **argv) {
 
   memset(path, 0, sizeof path);
   if (rank == 0) {
-    const char *dir = (argc > 1 && argv[1][0]) ? argv[1] : "/tmp";
-    snprintf(path, sizeof path, "%s/mcm_c_io_%ld_%ld.dat", dir, (long)getpid(),
-             (long)time(NULL));
+    const char* dir = (argc > 1 && argv[1][0]) ? argv[1] : "/tmp";
+    snprintf(path, sizeof path, "%s/mcm_c_io_%ld_%ld.dat", dir, (long)getpid(), (long)time(NULL));
   }
   MPI_Bcast(path, (int)sizeof path, MPI_CHAR, 0, MPI_COMM_WORLD);
 
-  buf = (int *)malloc(sizeof(int) * B);
-  all = (int *)malloc(sizeof(int) * (size_t)(2 * B * size));
+  buf = (int*)malloc(sizeof(int) * B);
+  all = (int*)malloc(sizeof(int) * (size_t)(2 * B * size));
   for (i = 0; i < B; i++) buf[i] = rank * 1000 + i;
 
-  rc = MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL,
-                     &fh);
+  rc = MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh);
   CHECK(rc == MPI_SUCCESS, "File_open rc %d", rc);
   if (rc != MPI_SUCCESS) MPI_Abort(MPI_COMM_WORLD, 1);
   MPI_File_get_group(fh, &fg);
@@ -50,13 +49,13 @@ int main(int argc, char **argv) {
   MPI_Group_free(&wg);
 
   /* Region 1: explicit offsets. */
-  rc = MPI_File_write_at_all(fh, (MPI_Offset)rank * B * (MPI_Offset)sizeof(int), buf, B,
-                             MPI_INT, MPI_STATUS_IGNORE);
+  rc = MPI_File_write_at_all(fh, (MPI_Offset)rank * B * (MPI_Offset)sizeof(int), buf, B, MPI_INT,
+                             MPI_STATUS_IGNORE);
   CHECK(rc == MPI_SUCCESS, "write_at_all rc %d", rc);
   /* Region 2: a view starting after region 1, one block per rank. */
   for (i = 0; i < B; i++) buf[i] = -(rank * 1000 + i);
-  MPI_File_set_view(fh, (MPI_Offset)(size + rank) * B * (MPI_Offset)sizeof(int), MPI_INT,
-                    MPI_INT, "native", MPI_INFO_NULL);
+  MPI_File_set_view(fh, (MPI_Offset)(size + rank) * B * (MPI_Offset)sizeof(int), MPI_INT, MPI_INT,
+                    "native", MPI_INFO_NULL);
   rc = MPI_File_write_all(fh, buf, B, MPI_INT, MPI_STATUS_IGNORE);
   CHECK(rc == MPI_SUCCESS, "write_all rc %d", rc);
   MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL);

@@ -5,10 +5,10 @@
  * MPI_PROC_NULL. Results are gathered and printed by rank 0. */
 #include "mcmt.h"
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   int rank, size, right, left, x, y, i, n, flag, cnt, srcsum;
   MPI_Status st;
-  MPI_Request *reqs;
+  MPI_Request* reqs;
   int *vals, *srcs;
 
   MPI_Init(&argc, &argv);
@@ -17,9 +17,9 @@ int main(int argc, char **argv) {
   size = mcmt_size;
   right = (rank + 1) % size;
   left = (rank + size - 1) % size;
-  reqs = (MPI_Request *)malloc(sizeof(MPI_Request) * (size_t)(2 * size));
-  vals = (int *)calloc((size_t)(2 * size), sizeof(int));
-  srcs = (int *)calloc((size_t)size, sizeof(int));
+  reqs = (MPI_Request*)malloc(sizeof(MPI_Request) * (size_t)(2 * size));
+  vals = (int*)calloc((size_t)(2 * size), sizeof(int));
+  srcs = (int*)calloc((size_t)size, sizeof(int));
 
   /* Blocking ring: even ranks send first. */
   x = 1000 + rank;
@@ -30,8 +30,8 @@ int main(int argc, char **argv) {
     MPI_Recv(&y, 1, MPI_INT, left, 1, MPI_COMM_WORLD, &st);
     MPI_Send(&x, 1, MPI_INT, right, 1, MPI_COMM_WORLD);
   }
-  CHECK(y == 1000 + left && st.MPI_SOURCE == left && st.MPI_TAG == 1,
-        "ring got %d from %d tag %d", y, st.MPI_SOURCE, st.MPI_TAG);
+  CHECK(y == 1000 + left && st.MPI_SOURCE == left && st.MPI_TAG == 1, "ring got %d from %d tag %d",
+        y, st.MPI_SOURCE, st.MPI_TAG);
   mcmt_out_gathered("send/recv ring received", y);
 
   /* Everyone sends to rank 0 with tag = rank; rank 0 receives by wildcard. */
@@ -39,7 +39,7 @@ int main(int argc, char **argv) {
   if (rank != 0) {
     MPI_Send(&x, 1, MPI_INT, 0, 10 + rank, MPI_COMM_WORLD);
   } else {
-    int *got = (int *)calloc((size_t)size, sizeof(int));
+    int* got = (int*)calloc((size_t)size, sizeof(int));
     for (i = 1; i < size; i++) {
       MPI_Recv(&y, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
       MPI_Get_count(&st, MPI_INT, &cnt);
@@ -66,12 +66,12 @@ int main(int argc, char **argv) {
   for (i = 0; i < size; i++)
     MPI_Isend(&vals[size + i], 1, MPI_INT, i, 5, MPI_COMM_WORLD, &reqs[size + i]);
   {
-    MPI_Status *sts = (MPI_Status *)malloc(sizeof(MPI_Status) * (size_t)(2 * size));
+    MPI_Status* sts = (MPI_Status*)malloc(sizeof(MPI_Status) * (size_t)(2 * size));
     MPI_Waitall(2 * size, reqs, sts);
     for (i = 0, srcsum = 0, n = 0; i < size; i++) {
       int s = sts[i].MPI_SOURCE;
-      CHECK(s >= 0 && s < size && vals[i] == 3000 + 10 * s + rank,
-            "isend/irecv got %d from %d", vals[i], s);
+      CHECK(s >= 0 && s < size && vals[i] == 3000 + 10 * s + rank, "isend/irecv got %d from %d",
+            vals[i], s);
       srcsum += s;
       n += vals[i];
     }
@@ -82,10 +82,8 @@ int main(int argc, char **argv) {
 
   /* Sendrecv shift left; Sendrecv_replace shift right. */
   x = 4000 + rank;
-  MPI_Sendrecv(&x, 1, MPI_INT, left, 7, &y, 1, MPI_INT, MPI_ANY_SOURCE, 7,
-               MPI_COMM_WORLD, &st);
-  CHECK(y == 4000 + right && st.MPI_SOURCE == right, "sendrecv got %d from %d", y,
-        st.MPI_SOURCE);
+  MPI_Sendrecv(&x, 1, MPI_INT, left, 7, &y, 1, MPI_INT, MPI_ANY_SOURCE, 7, MPI_COMM_WORLD, &st);
+  CHECK(y == 4000 + right && st.MPI_SOURCE == right, "sendrecv got %d from %d", y, st.MPI_SOURCE);
   mcmt_out_gathered("sendrecv received", y);
   x = 5000 + rank;
   MPI_Sendrecv_replace(&x, 1, MPI_INT, right, 8, left, 8, MPI_COMM_WORLD, &st);
@@ -148,8 +146,7 @@ int main(int argc, char **argv) {
       CHECK(idx == 0 || idx == 1, "waitany index %d", idx);
     }
     while (!done) MPI_Testall(2, s2, &done, MPI_STATUSES_IGNORE);
-    CHECK(in2[0] == 7000 + left && in2[1] == 7000 + right, "waitany values %d %d",
-          in2[0], in2[1]);
+    CHECK(in2[0] == 7000 + left && in2[1] == 7000 + right, "waitany values %d %d", in2[0], in2[1]);
     mcmt_out_gathered("waitany neighbour sums", in2[0] + in2[1]);
   }
 

@@ -8,7 +8,7 @@
 
 #define BIG (1 << 20) /* ints: 4 MiB */
 
-static long checksum(const int *v, int n) {
+static long checksum(const int* v, int n) {
   long s = 0;
   for (int i = 0; i < n; i++) s += (long)v[i] * (i % 7 + 1);
   return s;
@@ -41,7 +41,7 @@ static void round_with(int use_allreduce, int rank) {
   CHECK(rank != 1 || y == 42, "ssend value %d", y);
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   mcmt_init("c_progress");
   round_with(0, mcmt_rank);

@@ -6,12 +6,12 @@
  * Fetch_and_op under Lock_all. Checked results are printed by rank 0. */
 #include "mcmt.h"
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   MPI_Win win, win2;
   MPI_Group wg, gg;
   int rank, size, right, left, res, i, one, got;
   int mem[4]; /* [0] put target, [1] accumulate target, [2] get source, [3] spare */
-  int *amem = NULL;
+  int* amem = NULL;
 
   MPI_Init(&argc, &argv);
   mcmt_init("c_rma");
@@ -24,8 +24,7 @@ int main(int argc, char **argv) {
   mem[1] = 0;
   mem[2] = 500 + rank;
   mem[3] = 0;
-  MPI_Win_create(mem, (MPI_Aint)sizeof mem, (int)sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD,
-                 &win);
+  MPI_Win_create(mem, (MPI_Aint)sizeof mem, (int)sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
   MPI_Win_get_group(win, &gg);
   MPI_Comm_group(MPI_COMM_WORLD, &wg);
   MPI_Group_compare(gg, wg, &res);
@@ -57,8 +56,8 @@ int main(int argc, char **argv) {
   MPI_Win_free(&win);
 
   /* Win_allocate + passive target. */
-  MPI_Win_allocate((MPI_Aint)(2 * sizeof(int)), (int)sizeof(int), MPI_INFO_NULL,
-                   MPI_COMM_WORLD, &amem, &win2);
+  MPI_Win_allocate((MPI_Aint)(2 * sizeof(int)), (int)sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD,
+                   &amem, &win2);
   MPI_Win_get_group(win2, &gg);
   MPI_Group_compare(gg, wg, &res);
   CHECK(res == MPI_IDENT, "allocated win group compare %d", res);

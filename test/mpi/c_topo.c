@@ -6,7 +6,7 @@
  * and dist-graph communicators. */
 #include "mcmt.h"
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   MPI_Comm cart, row, graph, dgraph;
   int rank, size, i, r, s, src, dst, topo;
   int dims[2] = {0, 0}, periods[2] = {1, 1}, coords[2], c2[2];
@@ -28,8 +28,8 @@ int main(int argc, char **argv) {
   MPI_Topo_test(cart, &topo);
   CHECK(topo == MPI_CART, "cart topo %d", topo);
   MPI_Cart_coords(cart, r, 2, coords);
-  CHECK(coords[0] == rank / dims[1] && coords[1] == rank % dims[1], "coords %d,%d",
-        coords[0], coords[1]);
+  CHECK(coords[0] == rank / dims[1] && coords[1] == rank % dims[1], "coords %d,%d", coords[0],
+        coords[1]);
   MPI_Cart_rank(cart, coords, &i);
   CHECK(i == r, "cart_rank %d", i);
   mcmt_out_gathered("cart coord0", coords[0]);
@@ -75,8 +75,8 @@ int main(int argc, char **argv) {
   }
 
   /* Graph_create: bidirectional ring. */
-  index = (int *)malloc(sizeof(int) * (size_t)size);
-  edges = (int *)malloc(sizeof(int) * (size_t)(2 * size));
+  index = (int*)malloc(sizeof(int) * (size_t)size);
+  edges = (int*)malloc(sizeof(int) * (size_t)(2 * size));
   for (i = 0; i < size; i++) {
     index[i] = 2 * (i + 1);
     edges[2 * i] = (i + size - 1) % size;
@@ -99,13 +99,12 @@ int main(int argc, char **argv) {
     int left = (rank + size - 1) % size, right = (rank + 1) % size;
     /* Explicit weights: MPI_UNWEIGHTED trips GCC 12 -Wstringop-overread. */
     int indeg, outdeg, wt, ins, outs, sv[1], rv[1], w1 = 3, w2 = 5, iw = 0, ow = 0;
-    MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &left, &w1, 1, &right, &w2,
-                                   MPI_INFO_NULL, 0, &dgraph);
+    MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &left, &w1, 1, &right, &w2, MPI_INFO_NULL, 0,
+                                   &dgraph);
     MPI_Topo_test(dgraph, &topo);
     CHECK(topo == MPI_DIST_GRAPH, "dist graph topo %d", topo);
     MPI_Dist_graph_neighbors_count(dgraph, &indeg, &outdeg, &wt);
-    CHECK(indeg == 1 && outdeg == 1 && wt == 1, "dist graph counts %d %d %d", indeg, outdeg,
-          wt);
+    CHECK(indeg == 1 && outdeg == 1 && wt == 1, "dist graph counts %d %d %d", indeg, outdeg, wt);
     MPI_Dist_graph_neighbors(dgraph, 1, &ins, &iw, 1, &outs, &ow);
     CHECK(ins == left && outs == right && iw == 3 && ow == 5,
           "dist graph neighbors %d %d weights %d %d", ins, outs, iw, ow);

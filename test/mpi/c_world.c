@@ -5,10 +5,10 @@
  * with no duplicates. */
 #include "mcmt.h"
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   char name[MPI_MAX_PROCESSOR_NAME];
   char cname[MPI_MAX_OBJECT_NAME];
-  char *allnames = NULL;
+  char* allnames = NULL;
   int len = 0, clen = 0, flag = 0, inter = -1, topo = -1, i, j;
   int rank, size, size2 = 0;
 
@@ -37,17 +37,16 @@ int main(int argc, char **argv) {
     v[1] = (long long)rank * rank;
     MPI_Allreduce(v, s, 2, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
     CHECK(s[0] == (long long)size * (size - 1) / 2, "rank sum %lld", s[0]);
-    CHECK(s[1] == (long long)(size - 1) * size * (2 * size - 1) / 6,
-          "rank square sum %lld", s[1]);
+    CHECK(s[1] == (long long)(size - 1) * size * (2 * size - 1) / 6, "rank square sum %lld", s[1]);
     mcmt_out("rank sum: %lld, square sum: %lld\n", s[0], s[1]);
   }
 
   memset(name, 0, sizeof name);
   MPI_Get_processor_name(name, &len);
   CHECK(len > 0 && len < MPI_MAX_PROCESSOR_NAME, "processor name length %d", len);
-  if (rank == 0) allnames = (char *)calloc((size_t)size, MPI_MAX_PROCESSOR_NAME);
-  MPI_Gather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, allnames,
-             MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0, MPI_COMM_WORLD);
+  if (rank == 0) allnames = (char*)calloc((size_t)size, MPI_MAX_PROCESSOR_NAME);
+  MPI_Gather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, allnames, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0,
+             MPI_COMM_WORLD);
   if (rank == 0) {
     int distinct = 0;
     for (i = 0; i < size; i++) {

@@ -14,9 +14,9 @@
 static int mcmt_failures = 0;
 static int mcmt_rank = -1;
 static int mcmt_size = 0;
-static const char *mcmt_prog = "?";
+static const char* mcmt_prog = "?";
 
-static inline void mcmt_init(const char *prog) {
+static inline void mcmt_init(const char* prog) {
   mcmt_prog = prog;
   MPI_Comm_rank(MPI_COMM_WORLD, &mcmt_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &mcmt_size);
@@ -25,7 +25,8 @@ static inline void mcmt_init(const char *prog) {
 #if defined(__GNUC__)
 __attribute__((format(printf, 2, 3)))
 #endif
-static inline void mcmt_check(int ok, const char *fmt, ...) {
+static inline void
+mcmt_check(int ok, const char* fmt, ...) {
   va_list ap;
   if (ok) return;
   mcmt_failures++;
@@ -41,7 +42,7 @@ static inline void mcmt_check(int ok, const char *fmt, ...) {
 /* Pairs the ranks (0,1), (2,3), ...: *partner is the other member of this rank's pair
  * (MPI_PROC_NULL for the last rank of an odd world), *is_a is set on the even member and
  * *is_b on the odd one (both 0 without a partner). */
-static inline void mcmt_pairs(int *partner, int *is_a, int *is_b) {
+static inline void mcmt_pairs(int* partner, int* is_a, int* is_b) {
   *partner = mcmt_rank ^ 1;
   if (*partner >= mcmt_size) *partner = MPI_PROC_NULL;
   *is_a = *partner != MPI_PROC_NULL && mcmt_rank % 2 == 0;
@@ -52,7 +53,8 @@ static inline void mcmt_pairs(int *partner, int *is_a, int *is_b) {
 #if defined(__GNUC__)
 __attribute__((format(printf, 1, 2)))
 #endif
-static inline void mcmt_out(const char *fmt, ...) {
+static inline void
+mcmt_out(const char* fmt, ...) {
   va_list ap;
   if (mcmt_rank != 0) return;
   va_start(ap, fmt);
@@ -62,8 +64,8 @@ static inline void mcmt_out(const char *fmt, ...) {
 }
 
 /* Gather one int per rank to rank 0 and print "<label>: v0 v1 ...". */
-static inline void mcmt_out_gathered(const char *label, int value) {
-  int *all = (int *)malloc(sizeof(int) * (size_t)mcmt_size);
+static inline void mcmt_out_gathered(const char* label, int value) {
+  int* all = (int*)malloc(sizeof(int) * (size_t)mcmt_size);
   int i;
   MPI_Gather(&value, 1, MPI_INT, all, 1, MPI_INT, 0, MPI_COMM_WORLD);
   if (mcmt_rank == 0) {

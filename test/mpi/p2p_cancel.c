@@ -14,9 +14,9 @@
 
 #define BIGN (256 * 1024)
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   int rank, size, partner, isA, isB, i, ok, flag, canc, x, y;
-  int *big = (int *)malloc(sizeof(int) * BIGN);
+  int* big = (int*)malloc(sizeof(int) * BIGN);
   MPI_Comm quiet, info;
   MPI_Request rq[4];
   MPI_Status st;
@@ -115,8 +115,8 @@ int main(int argc, char **argv) {
     MPI_Send(res, 3, MPI_INT, partner, 0, info);
   } else if (isB) {
     int res[3], cnt[3], got[3];
-    int *buf[3];
-    for (i = 0; i < 3; i++) buf[i] = (int *)malloc(sizeof(int) * BIGN);
+    int* buf[3];
+    for (i = 0; i < 3; i++) buf[i] = (int*)malloc(sizeof(int) * BIGN);
     MPI_Recv(&y, 1, MPI_INT, partner, 1, info, MPI_STATUS_IGNORE);
     for (i = 0; i < 3; i++)
       MPI_Irecv(buf[i], BIGN, MPI_INT, partner, 50 + i, MPI_COMM_WORLD, &rq[i]);

@@ -40,7 +40,7 @@ static int world_of(MPI_Comm comm, int r) {
   return out;
 }
 
-static void ring_check(const char *label, MPI_Comm comm, int tag) {
+static void ring_check(const char* label, MPI_Comm comm, int tag) {
   int r, n, got = -2;
   if (comm != MPI_COMM_NULL) {
     MPI_Comm_rank(comm, &r);
@@ -51,7 +51,7 @@ static void ring_check(const char *label, MPI_Comm comm, int tag) {
   mcmt_out_gathered(label, got);
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   int rank, size, i, got, v, r, n, src, dst, flag;
   MPI_Comm dup, split, even, cart, graph, dgraph, inter, merged, half;
   MPI_Group wg, eg;
@@ -70,7 +70,7 @@ int main(int argc, char **argv) {
   MPI_Comm_split(MPI_COMM_WORLD, rank % 2, size - rank, &split);
   ring_check("split (reversed keys) ring", split, 1);
   {
-    int *ranks = (int *)malloc(sizeof(int) * (size_t)size);
+    int* ranks = (int*)malloc(sizeof(int) * (size_t)size);
     for (i = 0; i < (size + 1) / 2; i++) ranks[i] = 2 * i;
     MPI_Comm_group(MPI_COMM_WORLD, &wg);
     MPI_Group_incl(wg, (size + 1) / 2, ranks, &eg);
@@ -97,8 +97,8 @@ int main(int argc, char **argv) {
   }
   /* Graph ring. */
   {
-    int *index = (int *)malloc(sizeof(int) * (size_t)size),
-        *edges = (int *)malloc(sizeof(int) * 2 * (size_t)size);
+    int *index = (int*)malloc(sizeof(int) * (size_t)size),
+        *edges = (int*)malloc(sizeof(int) * 2 * (size_t)size);
     int nb[2], nn, vals[2] = {-1, -1};
     MPI_Request rqs[4];
     for (i = 0; i < size; i++) {

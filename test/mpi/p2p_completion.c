@@ -17,7 +17,7 @@ static int partner, rank_;
 
 /* Post NR/2 Irecvs (tags 0..) and NR/2 Isends (tags reversed) with the
  * partner; odd slots are MPI_REQUEST_NULL when nulls is set. */
-static void post(MPI_Request *rq, int *rbuf, int *sbuf, int nulls) {
+static void post(MPI_Request* rq, int* rbuf, int* sbuf, int nulls) {
   int i;
   for (i = 0; i < NR / 2; i++) {
     sbuf[i] = 100 * rank_ + i;
@@ -33,24 +33,24 @@ static void post(MPI_Request *rq, int *rbuf, int *sbuf, int nulls) {
       }
 }
 
-static int recv_ok(const int *rbuf, int i) {
+static int recv_ok(const int* rbuf, int i) {
   return partner == MPI_PROC_NULL ? rbuf[i] == -1 : rbuf[i] == 100 * partner + i;
 }
 
-static int empty(const MPI_Status *st) {
+static int empty(const MPI_Status* st) {
   int cnt = -1;
   MPI_Get_count(st, MPI_INT, &cnt);
   return st->MPI_SOURCE == MPI_ANY_SOURCE && st->MPI_TAG == MPI_ANY_TAG && cnt == 0;
 }
 
 /* Status of receive i is right (PROC_NULL: source PROC_NULL, ANY_TAG). */
-static int st_ok(const MPI_Status *st, int i) {
+static int st_ok(const MPI_Status* st, int i) {
   if (partner == MPI_PROC_NULL)
     return st->MPI_SOURCE == MPI_PROC_NULL && st->MPI_TAG == MPI_ANY_TAG;
   return st->MPI_SOURCE == partner && st->MPI_TAG == i;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   int size, i, k, ok, flag, idx, out, done, seen[NR + 2], ind[NR + 2];
   int rbuf[NR], sbuf[NR], red, nonnull;
   MPI_Request rq[NR + 2];
@@ -89,7 +89,7 @@ int main(int argc, char **argv) {
 
   /* Waitany, Testany, Waitsome, Testsome: each request exactly once. */
   for (k = 0; k < 4; k++) {
-    static const char *names[4] = {"waitany", "testany", "waitsome", "testsome"};
+    static const char* names[4] = {"waitany", "testany", "waitsome", "testsome"};
     char label[64];
     post(rq, rbuf, sbuf, k % 2);
     memset(seen, 0, sizeof seen);
@@ -161,7 +161,7 @@ int main(int argc, char **argv) {
 
   /* Point-to-point + Iallreduce + Ibarrier in one array (+ a null slot). */
   for (k = 0; k < 3; k++) {
-    static const char *names[3] = {"waitall", "waitany", "testsome"};
+    static const char* names[3] = {"waitall", "waitany", "testsome"};
     char label[80];
     int one = 1 + k;
     post(rq, rbuf, sbuf, 0);

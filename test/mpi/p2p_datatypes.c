@@ -10,8 +10,9 @@
  * zero-count messages (count 0, elements 0, tag kept); MPI_PROC_NULL send
  * and receive with a derived type (source MPI_PROC_NULL, tag MPI_ANY_TAG,
  * count 0). Rank 0 prints gathered results. */
-#include "mcmt.h"
 #include <stddef.h>
+
+#include "mcmt.h"
 
 struct rec {
   char c;
@@ -21,7 +22,7 @@ struct rec {
 
 #define NV 65536
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   int rank, size, partner, isA, isB, i, ok, cnt, el, mask = 0;
   int iv[64], jv[64], *bigv;
   double dv[16], ev[16];
@@ -67,7 +68,7 @@ int main(int argc, char **argv) {
   MPI_Type_commit(&res);
   MPI_Type_vector(NV, 2, 3, MPI_INT, &bigvec);
   MPI_Type_commit(&bigvec);
-  bigv = (int *)malloc(sizeof(int) * 3 * NV);
+  bigv = (int*)malloc(sizeof(int) * 3 * NV);
   for (i = 0; i < 64; i++) iv[i] = 100 * rank + i;
   for (i = 0; i < 16; i++) dv[i] = 0.5 + i;
 
@@ -94,7 +95,7 @@ int main(int argc, char **argv) {
     MPI_Send(NULL, 0, vec, partner, 10, MPI_COMM_WORLD);
   } else if (isB) {
     struct rec r[4];
-    unsigned char *pad;
+    unsigned char* pad;
     int n, exp[12] = {0, 1, 3, 4, 5, 6, 8, 9, 10, 11, 13, 14};
     ok = 1;
     /* vector -> contiguous */
@@ -123,7 +124,7 @@ int main(int argc, char **argv) {
     MPI_Recv(r, 3, srec, partner, 4, MPI_COMM_WORLD, &st);
     for (n = 0; n < 3; n++) {
       ok &= r[n].c == 'a' + n && r[n].d == 1.25 * n && r[n].i[2] == 10 * n + 2;
-      pad = (unsigned char *)&r[n] + offsetof(struct rec, c) + 1;
+      pad = (unsigned char*)&r[n] + offsetof(struct rec, c) + 1;
       ok &= *pad == 0xAB;
     }
     CHECK(ok, "struct with gaps");

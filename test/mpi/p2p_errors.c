@@ -14,7 +14,7 @@
  * with a testbed bridge next to eth0): restrict it with btl_tcp_if_include. */
 #include "mcmt.h"
 
-static const char *cname(int code) {
+static const char* cname(int code) {
   int cls;
   if (code == MPI_SUCCESS) return "MPI_SUCCESS";
   MPI_Error_class(code, &cls);
@@ -43,16 +43,16 @@ static int is(int code, int cls) {
 }
 
 /* Print from rank 0 "label: class" and check every rank got want. */
-static void report(const char *label, int code, int want) {
+static void report(const char* label, int code, int want) {
   int ok = is(code, want), all;
   CHECK(ok, "%s: got %s", label, cname(code));
   MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   mcmt_out("%s: %s (all ranks %s)\n", label, cname(code), all ? "agree" : "DIFFER");
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   int rank, size, partner, isA, isB, i, x[16], y[16], e, flag, *ub, other;
-  int *big;
+  int* big;
   MPI_Comm c;
   MPI_Request rq[3];
   MPI_Status st, sts[3];
@@ -67,7 +67,7 @@ int main(int argc, char **argv) {
   MPI_Comm_dup(MPI_COMM_WORLD, &c);
   MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
   for (i = 0; i < 16; i++) x[i] = 10 * rank + i;
-  big = (int *)calloc(100000, sizeof(int));
+  big = (int*)calloc(100000, sizeof(int));
 
   /* Invalid arguments (local errors). */
   report("send to rank size", MPI_Send(x, 1, MPI_INT, size, 1, c), MPI_ERR_RANK);

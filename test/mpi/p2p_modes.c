@@ -8,8 +8,9 @@
  * communicator, so if A's Issend completes (MPI_Test true) before that
  * notification has been received, the rule was broken. With an odd size the
  * last rank only joins the collectives. Rank 0 prints gathered results. */
-#include "mcmt.h"
 #include <time.h>
+
+#include "mcmt.h"
 
 #define BIG (1 << 20)
 
@@ -21,20 +22,20 @@ static void sleep_ms(long ms) {
 }
 
 /* 1 if buf[0..n) holds the pattern rank src sent. */
-static int big_ok(const int *buf, int n, int src) {
+static int big_ok(const int* buf, int n, int src) {
   int i;
   for (i = 0; i < n; i++)
     if (buf[i] != (i ^ (src * 7919))) return 0;
   return 1;
 }
 
-static int sum_ints(const int *v, int n) {
+static int sum_ints(const int* v, int n) {
   int i, s = 0;
   for (i = 0; i < n; i++) s += v[i];
   return s;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   int rank, size, partner, isA, isB, i, flag, v[4], w[4], sum;
   int *big, *bigr;
   MPI_Comm note;
@@ -48,8 +49,8 @@ int main(int argc, char **argv) {
   mcmt_pairs(&partner, &isA, &isB);
   mcmt_out("world size: %d, pairs: %d\n", size, size / 2);
   MPI_Comm_dup(MPI_COMM_WORLD, &note);
-  big = (int *)malloc(BIG);
-  bigr = (int *)malloc(BIG);
+  big = (int*)malloc(BIG);
+  bigr = (int*)malloc(BIG);
   for (i = 0; i < BIG / 4; i++) big[i] = i ^ (rank * 7919);
 
   /* MPI_Send: small and 1 MiB (rendezvous-sized). */
@@ -71,7 +72,7 @@ int main(int argc, char **argv) {
   sum = -1;
   if (isA) {
     int bsize = 3 * MPI_BSEND_OVERHEAD + (int)(4 * sizeof(int)) * 2 + 100000;
-    char *buf = (char *)malloc((size_t)bsize), *dbuf = NULL;
+    char *buf = (char*)malloc((size_t)bsize), *dbuf = NULL;
     int dsize = 0;
     MPI_Buffer_attach(buf, bsize);
     for (i = 0; i < 4; i++) v[i] = 200 * rank + i;
@@ -82,8 +83,8 @@ int main(int argc, char **argv) {
     for (i = 0; i < 4; i++) v[i] = -1;   /* buffered copies must not change */
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_Buffer_detach(&dbuf, &dsize);
-    CHECK(dbuf == buf && dsize == bsize, "detach returned %p/%d, attached %p/%d", (void *)dbuf,
-          dsize, (void *)buf, bsize);
+    CHECK(dbuf == buf && dsize == bsize, "detach returned %p/%d, attached %p/%d", (void*)dbuf,
+          dsize, (void*)buf, bsize);
     sum = (dbuf == buf) + (dsize == bsize);
     free(buf);
   } else {
@@ -127,7 +128,7 @@ int main(int argc, char **argv) {
   /* All nonblocking modes in one Waitall; B pre-posted, so Irsend is legal. */
   sum = -1;
   if (isA) {
-    char *buf = (char *)malloc(MPI_BSEND_OVERHEAD + 64), *dbuf;
+    char *buf = (char*)malloc(MPI_BSEND_OVERHEAD + 64), *dbuf;
     int dsize;
     MPI_Buffer_attach(buf, MPI_BSEND_OVERHEAD + 64);
     for (i = 0; i < 4; i++) v[i] = 500 + 10 * rank + i;

@@ -17,15 +17,15 @@ static int msg_count(int i) {
   return i % 3 == 1 ? HUGE_N : 1 + i;
 }
 
-static int *make_msg(int i, int sender) {
+static int* make_msg(int i, int sender) {
   int n = msg_count(i), j;
-  int *b = (int *)malloc(sizeof(int) * (size_t)n);
+  int* b = (int*)malloc(sizeof(int) * (size_t)n);
   for (j = 0; j < n; j++) b[j] = 1000 * i + sender;
   return b;
 }
 
 /* Which message index a received buffer holds (-1: inconsistent). */
-static int msg_index(const int *b, int count, int sender) {
+static int msg_index(const int* b, int count, int sender) {
   int i = (b[0] - sender) / 1000;
   if (b[0] != 1000 * i + sender || count != msg_count(i) || b[count - 1] != b[0]) return -1;
   return i;
@@ -36,10 +36,10 @@ static int msg_index(const int *b, int count, int sender) {
 static int sequence(int isA, int isB, int partner, int first, int n, int tag, int wild, int late,
                     MPI_Comm comm) {
   int i, ok = 1;
-  int **bufs = (int **)malloc(sizeof(int *) * (size_t)n);
-  MPI_Request *rq = (MPI_Request *)malloc(sizeof(MPI_Request) * (size_t)n);
-  MPI_Status *sts = (MPI_Status *)malloc(sizeof(MPI_Status) * (size_t)n);
-  for (i = 0; i < n; i++) bufs[i] = (int *)malloc(sizeof(int) * HUGE_N);
+  int** bufs = (int**)malloc(sizeof(int*) * (size_t)n);
+  MPI_Request* rq = (MPI_Request*)malloc(sizeof(MPI_Request) * (size_t)n);
+  MPI_Status* sts = (MPI_Status*)malloc(sizeof(MPI_Status) * (size_t)n);
+  for (i = 0; i < n; i++) bufs[i] = (int*)malloc(sizeof(int) * HUGE_N);
   if (isB && !late)
     for (i = 0; i < n; i++)
       MPI_Irecv(bufs[i], HUGE_N, MPI_INT, wild ? MPI_ANY_SOURCE : partner, wild ? MPI_ANY_TAG : tag,
@@ -78,7 +78,7 @@ static int sequence(int isA, int isB, int partner, int first, int n, int tag, in
   return ok;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   int rank, size, partner, isA, isB, i, ok, late, wild, r;
   MPI_Comm dup;
 
@@ -127,7 +127,7 @@ int main(int argc, char **argv) {
   MPI_Barrier(MPI_COMM_WORLD);
   if (isA) {
     MPI_Request rq[6];
-    int *bufs[6];
+    int* bufs[6];
     for (i = 0; i < 6; i++) {
       bufs[i] = make_msg(i, rank);
       MPI_Isend(bufs[i], msg_count(i), MPI_INT, partner, 1 + i, MPI_COMM_WORLD, &rq[i]);
@@ -135,7 +135,7 @@ int main(int argc, char **argv) {
     MPI_Waitall(6, rq, MPI_STATUSES_IGNORE);
     for (i = 0; i < 6; i++) free(bufs[i]);
   } else if (isB) {
-    int *b = (int *)malloc(sizeof(int) * HUGE_N), cnt, got = 0;
+    int *b = (int*)malloc(sizeof(int) * HUGE_N), cnt, got = 0;
     MPI_Status st;
     ok = 1;
     for (i = 5; i >= 0; i--) {

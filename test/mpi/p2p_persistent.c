@@ -13,15 +13,15 @@
 #define BIGN (256 * 1024) /* ints: 1 MiB */
 #define ITERS 5
 
-static int empty_status(const MPI_Status *st) {
+static int empty_status(const MPI_Status* st) {
   int cnt = -1;
   MPI_Get_count(st, MPI_INT, &cnt);
   return st->MPI_SOURCE == MPI_ANY_SOURCE && st->MPI_TAG == MPI_ANY_TAG && cnt == 0;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   int rank, size, partner, isA, isB, i, it, ok, flag, x[4], y[4];
-  int *big = (int *)malloc(sizeof(int) * BIGN);
+  int* big = (int*)malloc(sizeof(int) * BIGN);
   MPI_Request rq[4], unused;
   MPI_Status st, sts[4];
 
@@ -92,7 +92,7 @@ int main(int argc, char **argv) {
   ok = -1;
   {
     int bsize = 2 * (MPI_BSEND_OVERHEAD + 16);
-    char *bbuf = (char *)malloc((size_t)bsize), *dbuf;
+    char *bbuf = (char*)malloc((size_t)bsize), *dbuf;
     MPI_Buffer_attach(bbuf, bsize);
     if (isA) {
       MPI_Bsend_init(&x[0], 1, MPI_INT, partner, 10, MPI_COMM_WORLD, &rq[0]);

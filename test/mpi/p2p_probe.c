@@ -8,25 +8,26 @@
  * MPI_PROC_NULL: Probe gives source MPI_PROC_NULL, tag MPI_ANY_TAG, count 0,
  * Mprobe/Improbe give MPI_MESSAGE_NO_PROC, Mrecv/Imrecv of it complete at
  * once with an empty status. Rank 0 prints gathered results. */
-#include "mcmt.h"
 #include <time.h>
+
+#include "mcmt.h"
 
 #define BIGN 100000
 
-static int *make(int n, int base) {
-  int *b = (int *)malloc(sizeof(int) * (size_t)n), i;
+static int* make(int n, int base) {
+  int *b = (int*)malloc(sizeof(int) * (size_t)n), i;
   for (i = 0; i < n; i++) b[i] = base + i;
   return b;
 }
 
-static int verify(const int *b, int n, int base) {
+static int verify(const int* b, int n, int base) {
   int i;
   for (i = 0; i < n; i++)
     if (b[i] != base + i) return 0;
   return 1;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   int rank, size, partner, isA, isB, i, ok, flag, cnt;
   MPI_Status st;
   MPI_Message msg;
@@ -50,7 +51,7 @@ int main(int argc, char **argv) {
     free(a);
     free(b);
   } else if (isB) {
-    int *buf;
+    int* buf;
     ok = 1;
     MPI_Iprobe(partner, 77, MPI_COMM_WORLD, &flag, &st);
     ok &= !flag;
@@ -58,7 +59,7 @@ int main(int argc, char **argv) {
     MPI_Probe(MPI_ANY_SOURCE, 2, MPI_COMM_WORLD, &st); /* skips tag 1 */
     MPI_Get_count(&st, MPI_INT, &cnt);
     ok &= st.MPI_SOURCE == partner && st.MPI_TAG == 2 && cnt == BIGN;
-    buf = (int *)malloc(sizeof(int) * (size_t)cnt);
+    buf = (int*)malloc(sizeof(int) * (size_t)cnt);
     MPI_Recv(buf, cnt, MPI_INT, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     ok &= verify(buf, cnt, 20 * partner);
     free(buf);
@@ -67,7 +68,7 @@ int main(int argc, char **argv) {
       while (!flag) MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st);
       MPI_Get_count(&st, MPI_INT, &cnt);
       ok &= st.MPI_SOURCE == partner && st.MPI_TAG == 1 + 2 * i && cnt == 3;
-      buf = (int *)malloc(sizeof(int) * (size_t)cnt);
+      buf = (int*)malloc(sizeof(int) * (size_t)cnt);
       MPI_Recv(buf, cnt, MPI_INT, partner, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
       ok &= verify(buf, cnt, 10 * partner);
       free(buf);
@@ -91,13 +92,13 @@ int main(int argc, char **argv) {
     free(c);
     free(d);
   } else if (isB) {
-    int *r1, *r2 = (int *)malloc(sizeof(int) * BIGN), *r3, *r4 = (int *)malloc(sizeof(int) * BIGN);
+    int *r1, *r2 = (int*)malloc(sizeof(int) * BIGN), *r3, *r4 = (int*)malloc(sizeof(int) * BIGN);
     MPI_Message m2;
     ok = 1;
     MPI_Mprobe(MPI_ANY_SOURCE, 4, MPI_COMM_WORLD, &msg, &st);
     MPI_Get_count(&st, MPI_INT, &cnt);
     ok &= st.MPI_SOURCE == partner && cnt == 5 && msg != MPI_MESSAGE_NULL;
-    r1 = (int *)malloc(sizeof(int) * (size_t)cnt);
+    r1 = (int*)malloc(sizeof(int) * (size_t)cnt);
     MPI_Irecv(r2, BIGN, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &rq[0]);
     MPI_Wait(&rq[0], &st);
     MPI_Get_count(&st, MPI_INT, &cnt);
@@ -111,7 +112,7 @@ int main(int argc, char **argv) {
     while (!flag) MPI_Improbe(partner, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &msg, &st);
     MPI_Get_count(&st, MPI_INT, &cnt);
     ok &= st.MPI_TAG == 5 && cnt == 7;
-    r3 = (int *)malloc(sizeof(int) * (size_t)cnt);
+    r3 = (int*)malloc(sizeof(int) * (size_t)cnt);
     flag = 0;
     while (!flag) MPI_Improbe(partner, 5, MPI_COMM_WORLD, &flag, &m2, &st);
     MPI_Get_count(&st, MPI_INT, &cnt);

@@ -11,9 +11,9 @@
 
 #define BIGN (256 * 1024)
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   int rank, size, right, left, i, ok, a[8], b[32], cnt;
-  int *big = (int *)malloc(sizeof(int) * 2 * BIGN), *big2 = (int *)malloc(sizeof(int) * 2 * BIGN);
+  int *big = (int*)malloc(sizeof(int) * 2 * BIGN), *big2 = (int*)malloc(sizeof(int) * 2 * BIGN);
   MPI_Datatype vec, bvec;
   MPI_Status st;
   MPI_Request rq;

@@ -12,8 +12,9 @@
  * per-thread results. Without MULTIPLE, the same
  * exchanges run one after the other in the main thread. Rank 0 prints
  * gathered results. */
-#include "mcmt.h"
 #include <pthread.h>
+
+#include "mcmt.h"
 
 #define NMSG 300
 #define NDUP 20
@@ -30,9 +31,9 @@ static int msg_len(int i) {
   return i % 25 == 24 ? BIGN : 1 + i % 7;
 }
 
-static void *worker(void *p) {
-  struct targ *a = (struct targ *)p;
-  int *sbuf = (int *)malloc(sizeof(int) * BIGN), *rbuf = (int *)malloc(sizeof(int) * BIGN);
+static void* worker(void* p) {
+  struct targ* a = (struct targ*)p;
+  int *sbuf = (int*)malloc(sizeof(int) * BIGN), *rbuf = (int*)malloc(sizeof(int) * BIGN);
   int i, j, n, cnt, flag;
   MPI_Request rq;
   MPI_Status st;
@@ -66,8 +67,8 @@ static void *worker(void *p) {
     MPI_Comm fresh;
     MPI_Comm_dup(own[a->t], &fresh);
     sbuf[0] = 7000000 + 1000000 * a->t + 1000 * mcmt_rank + i;
-    MPI_Sendrecv(sbuf, 1, MPI_INT, right_, i, rbuf, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG,
-                 fresh, &st);
+    MPI_Sendrecv(sbuf, 1, MPI_INT, right_, i, rbuf, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, fresh,
+                 &st);
     if (st.MPI_SOURCE != left_ || st.MPI_TAG != i ||
         rbuf[0] != 7000000 + 1000000 * a->t + 1000 * left_ + i)
       a->bad++;
@@ -79,13 +80,13 @@ static void *worker(void *p) {
   return NULL;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   int provided = -1, queried = -1, ismain = 0, t, threaded;
   struct targ args[2];
   pthread_t th[2];
-  const char *names[4] = {"MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED", "MPI_THREAD_SERIALIZED",
+  const char* names[4] = {"MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED", "MPI_THREAD_SERIALIZED",
                           "MPI_THREAD_MULTIPLE"};
-  const char *pname = "other";
+  const char* pname = "other";
 
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
   mcmt_init("p2p_threads");
@@ -121,8 +122,8 @@ int main(int argc, char **argv) {
   mcmt_out("threads: %s\n", threaded ? "2 concurrent" : "run one after the other");
   for (t = 0; t < 2; t++) {
     char label[64];
-    CHECK(args[t].bad == 0 && args[t].received == 2 * NMSG + NDUP, "thread %d: %d bad, %d received", t,
-          args[t].bad, args[t].received);
+    CHECK(args[t].bad == 0 && args[t].received == 2 * NMSG + NDUP, "thread %d: %d bad, %d received",
+          t, args[t].bad, args[t].received);
     snprintf(label, sizeof label, "thread %d messages received (bad)", t);
     mcmt_out_gathered(label, args[t].bad ? -args[t].bad : args[t].received);
   }

@@ -23,16 +23,16 @@ static int fan_count(int seq) {
  * Returns the number of out-of-order or wrong messages seen by root. */
 static int fan_in(int root, int tagged) {
   int rank = mcmt_rank, size = mcmt_size, bad = 0, i, t, n;
-  int *buf = (int *)malloc(sizeof(int) * BIGN);
-  int *next = (int *)calloc((size_t)size * 3, sizeof(int));
+  int* buf = (int*)malloc(sizeof(int) * BIGN);
+  int* next = (int*)calloc((size_t)size * 3, sizeof(int));
   MPI_Status st;
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank != root) {
-    MPI_Request *rq = (MPI_Request *)malloc(sizeof(MPI_Request) * NMSG);
-    int **bufs = (int **)malloc(sizeof(int *) * NMSG);
+    MPI_Request* rq = (MPI_Request*)malloc(sizeof(MPI_Request) * NMSG);
+    int** bufs = (int**)malloc(sizeof(int*) * NMSG);
     for (i = 0; i < NMSG; i++) {
       int c = fan_count(i), j;
-      bufs[i] = (int *)malloc(sizeof(int) * (size_t)c);
+      bufs[i] = (int*)malloc(sizeof(int) * (size_t)c);
       for (j = 0; j < c; j++) bufs[i][j] = 1000000 * rank + 1000 * i + (j % 1000);
       MPI_Isend(bufs[i], c, MPI_INT, root, i % 3, MPI_COMM_WORLD, &rq[i]);
     }
@@ -76,7 +76,7 @@ static int fan_in(int root, int tagged) {
   return bad;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   int rank, size, partner, isA, isB, i, x[8], y[8], cnt, bad, ok = -1;
   MPI_Status st, sts[4];
   MPI_Request rq[4];

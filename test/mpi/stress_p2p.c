@@ -20,9 +20,10 @@
  * message that rank 1 sends to another rank, on the sending side, to show
  * that the checks notice (FAIL, exit 1). -timeout S: give up after S s
  * without progress (default 60). */
-#include "mcmt.h"
 #include <math.h>
 #include <stdint.h>
+
+#include "mcmt.h"
 
 #define HDR 48
 #define NTAGS 16
@@ -45,30 +46,30 @@ typedef struct {
   int st, t, seq, anytag, valid;
 } rec_t;
 
-static msg_t *sched;
+static msg_t* sched;
 static int P, me, **in_list, *in_n, *in_first; /* incoming streams: source * NC + comm */
-static char **in_got;
+static char** in_got;
 
-static uint64_t sm64(uint64_t *s) {
+static uint64_t sm64(uint64_t* s) {
   uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
   return z ^ (z >> 31);
 }
-static double unif(uint64_t *s) {
+static double unif(uint64_t* s) {
   return (double)(sm64(s) >> 11) * (1.0 / 9007199254740992.0);
 }
-static int64_t logu(uint64_t *s, double a, double b) {
+static int64_t logu(uint64_t* s, double a, double b) {
   return (int64_t)(a * exp(unif(s) * log(b / a)));
 }
 static double avg_logu(double a, double b) {
   return b > a ? (b - a) / log(b / a) : a;
 }
-static int rnd(uint64_t *s, int n) {
+static int rnd(uint64_t* s, int n) {
   return (int)(sm64(s) % (uint64_t)n);
 }
 
-static uint64_t fnv(const unsigned char *p, size_t n) {
+static uint64_t fnv(const unsigned char* p, size_t n) {
   uint64_t h = 0xcbf29ce484222325ULL, w;
   size_t i;
   for (i = 0; i + 8 <= n; i += 8) {
@@ -80,9 +81,9 @@ static uint64_t fnv(const unsigned char *p, size_t n) {
 }
 
 /* Message k in a new buffer: header + body. */
-static unsigned char *build(int k, uint64_t seed) {
-  const msg_t *m = &sched[k];
-  unsigned char *b = (unsigned char *)malloc((size_t)m->size);
+static unsigned char* build(int k, uint64_t seed) {
+  const msg_t* m = &sched[k];
+  unsigned char* b = (unsigned char*)malloc((size_t)m->size);
   uint64_t w, st = seed ^ ((uint64_t)m->src << 40) ^ ((uint64_t)m->seq << 8);
   st ^= (uint64_t)(m->dst * NC + m->comm);
   size_t i, n = (size_t)m->size - HDR;
@@ -98,7 +99,7 @@ static unsigned char *build(int k, uint64_t seed) {
   h.seq = (uint64_t)m->seq;
   h.size = (uint64_t)m->size;
   h.body_sum = fnv(b + HDR, n);
-  h.hdr_sum = fnv((unsigned char *)&h, HDR - 8);
+  h.hdr_sum = fnv((unsigned char*)&h, HDR - 8);
   memcpy(b, &h, HDR);
   return b;
 }
@@ -106,12 +107,12 @@ static unsigned char *build(int k, uint64_t seed) {
 /* The first unreceived messages of stream s that fit the sender's window
  * (SW messages, SCAP bytes, at least one): they are certain to be sent.
  * Returns how many (with tag t only, if t >= 0). */
-static int prefix(int s, int t, int *pick, uint64_t *rr) {
+static int prefix(int s, int t, int* pick, uint64_t* rr) {
   int j, n = 0, c = 0;
   int64_t bytes = 0;
   while (in_first[s] < in_n[s] && in_got[s][in_first[s]]) in_first[s]++;
   for (j = in_first[s]; j < in_n[s] && n < SW; j++) {
-    const msg_t *m = &sched[in_list[s][j]];
+    const msg_t* m = &sched[in_list[s][j]];
     if (in_got[s][j]) continue;
     if (n > 0 && bytes + m->size > SCAP) break;
     bytes += m->size;
@@ -127,7 +128,7 @@ static int64_t maxsize(int s, int t) {
   int j, n = 0;
   int64_t mx = HDR;
   for (j = in_first[s]; j < in_n[s] && n <= RW; j++) {
-    const msg_t *m = &sched[in_list[s][j]];
+    const msg_t* m = &sched[in_list[s][j]];
     if (in_got[s][j] || (t >= 0 && m->tag != t)) continue;
     if (m->size > mx) mx = m->size;
     n++;
@@ -135,24 +136,24 @@ static int64_t maxsize(int s, int t) {
   return mx;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   long nmsg = 100000, k, posts = 0, expected = 0, got = 0, sends_left = 0, dups = 0;
   int64_t maxb = 4 << 20, budget = 1500000000LL, total = 0, rbytes = 0, *out_bytes;
   int64_t cls[4] = {0, 0, 0, 0};
   uint64_t seed = 1, rs, rr;
   double timeout = 60, t0, last;
-  const char *inject = "none";
+  const char* inject = "none";
   int i, j, s, t, c, NS, inj_rank, inj_k = -1, inj_k2 = -1, *pairseq;
   int **out_list, *out_n, *out_next, *out_cnt, o_any[NC] = {0, 0};
   int nreq, rbase, bar, *slot, *ind, *pat_s, *pat_t, *pat_c, *post_of, *o_st, *o_s, *o_t;
   int r_out = 0, kind = 0, comm = 0, left = 0, draining = 1, in_barrier = 0, done = 0;
   long long cnt[14] = {0}, g[14]; /* sent, received, bytes, lost, dup, corrupt, misordered, -,
                                      timeouts, receives per kind (4), phases */
-  unsigned char **buf;
-  rec_t *rec;
+  unsigned char** buf;
+  rec_t* rec;
   MPI_Comm comms[NC];
-  MPI_Request *rq;
-  MPI_Status *sts;
+  MPI_Request* rq;
+  MPI_Status* sts;
 
   MPI_Init(&argc, &argv);
   mcmt_init("stress_p2p");
@@ -182,8 +183,8 @@ int main(int argc, char **argv) {
   for (c = 0; c < NC; c++) MPI_Comm_set_errhandler(comms[c], MPI_ERRORS_RETURN);
 
   /* Schedule (the same on every rank); class bounds b1..b4 (body bytes). */
-  sched = (msg_t *)malloc(sizeof(msg_t) * (size_t)nmsg);
-  pairseq = (int *)calloc((size_t)NS * P, sizeof(int));
+  sched = (msg_t*)malloc(sizeof(msg_t) * (size_t)nmsg);
+  pairseq = (int*)calloc((size_t)NS * P, sizeof(int));
   {
     double b1 = fmin(256, (double)maxb - HDR), b2 = fmin(65536, (double)maxb - HDR);
     double b3 = fmin(1 << 20, (double)maxb - HDR), b4 = (double)maxb - HDR;
@@ -194,7 +195,7 @@ int main(int argc, char **argv) {
     double pl = b4 > b3 ? fmin(0.02, 0.7 * rest / ((double)nmsg * (b3 + b4) / 2)) : 0;
     rs = seed * 0x2545F4914F6CDD1DULL + 12345;
     for (k = 0; k < nmsg; k++) {
-      msg_t *m = &sched[k];
+      msg_t* m = &sched[k];
       double u = unif(&rs);
       int64_t body;
       m->src = rnd(&rs, P);
@@ -217,23 +218,23 @@ int main(int argc, char **argv) {
       cls[(body > b1) + (body > b2) + (body > b3)]++;
     }
   }
-  in_list = (int **)malloc(sizeof(int *) * (size_t)NS);
-  out_list = (int **)malloc(sizeof(int *) * (size_t)NS);
-  in_got = (char **)malloc(sizeof(char *) * (size_t)NS);
-  in_n = (int *)calloc((size_t)NS, sizeof(int));
-  in_first = (int *)calloc((size_t)NS, sizeof(int));
-  out_n = (int *)calloc((size_t)NS, sizeof(int));
+  in_list = (int**)malloc(sizeof(int*) * (size_t)NS);
+  out_list = (int**)malloc(sizeof(int*) * (size_t)NS);
+  in_got = (char**)malloc(sizeof(char*) * (size_t)NS);
+  in_n = (int*)calloc((size_t)NS, sizeof(int));
+  in_first = (int*)calloc((size_t)NS, sizeof(int));
+  out_n = (int*)calloc((size_t)NS, sizeof(int));
   for (s = 0; s < NS; s++) { /* stream s: peer s / NC, communicator s % NC */
     int in = pairseq[((s / NC) * P + me) * NC + s % NC],
         out = pairseq[(me * P + s / NC) * NC + s % NC];
-    in_list[s] = (int *)malloc(sizeof(int) * (size_t)(in + 1));
-    in_got[s] = (char *)calloc((size_t)in + 1, 1);
-    out_list[s] = (int *)malloc(sizeof(int) * (size_t)(out + 1));
+    in_list[s] = (int*)malloc(sizeof(int) * (size_t)(in + 1));
+    in_got[s] = (char*)calloc((size_t)in + 1, 1);
+    out_list[s] = (int*)malloc(sizeof(int) * (size_t)(out + 1));
     expected += in;
     sends_left += out;
   }
   for (k = 0; k < nmsg; k++) {
-    const msg_t *m = &sched[k];
+    const msg_t* m = &sched[k];
     if (m->dst == me) in_list[m->src * NC + m->comm][in_n[m->src * NC + m->comm]++] = (int)k;
     if (m->src == me) out_list[m->dst * NC + m->comm][out_n[m->dst * NC + m->comm]++] = (int)k;
   }
@@ -241,7 +242,7 @@ int main(int argc, char **argv) {
    * followed in its stream by a message with the same tag). */
   inj_rank = P > 1 ? 1 : 0;
   for (k = 0; k < nmsg && inj_k < 0 && strcmp(inject, "none"); k++) {
-    const msg_t *m = &sched[k];
+    const msg_t* m = &sched[k];
     long q;
     if (m->src != inj_rank || (P > 1 && m->dst == inj_rank)) continue; /* not a self-message */
     if (!strcmp(inject, "lose") || (!strcmp(inject, "corrupt") && m->size > HDR)) inj_k = (int)k;
@@ -273,22 +274,22 @@ int main(int argc, char **argv) {
   rbase = NS * SW + 1;
   bar = rbase + RW;
   nreq = bar + 1;
-  rq = (MPI_Request *)malloc(sizeof(MPI_Request) * (size_t)nreq);
-  sts = (MPI_Status *)malloc(sizeof(MPI_Status) * (size_t)nreq);
-  buf = (unsigned char **)calloc((size_t)nreq, sizeof(unsigned char *));
-  ind = (int *)malloc(sizeof(int) * (size_t)nreq);
-  slot = (int *)malloc(sizeof(int) * (size_t)nreq);
-  pat_s = (int *)malloc(sizeof(int) * (size_t)nreq);
-  pat_t = (int *)malloc(sizeof(int) * (size_t)nreq);
-  pat_c = (int *)malloc(sizeof(int) * (size_t)nreq);
-  post_of = (int *)malloc(sizeof(int) * (size_t)nreq);
-  out_next = (int *)calloc((size_t)NS, sizeof(int));
-  out_cnt = (int *)calloc((size_t)NS, sizeof(int));
-  out_bytes = (int64_t *)calloc((size_t)NS, sizeof(int64_t));
-  o_s = (int *)calloc((size_t)NS, sizeof(int));
-  o_st = (int *)calloc((size_t)NS * NTAGS, sizeof(int));
-  o_t = (int *)calloc(NC * NTAGS, sizeof(int));
-  rec = (rec_t *)calloc((size_t)expected + 64, sizeof(rec_t));
+  rq = (MPI_Request*)malloc(sizeof(MPI_Request) * (size_t)nreq);
+  sts = (MPI_Status*)malloc(sizeof(MPI_Status) * (size_t)nreq);
+  buf = (unsigned char**)calloc((size_t)nreq, sizeof(unsigned char*));
+  ind = (int*)malloc(sizeof(int) * (size_t)nreq);
+  slot = (int*)malloc(sizeof(int) * (size_t)nreq);
+  pat_s = (int*)malloc(sizeof(int) * (size_t)nreq);
+  pat_t = (int*)malloc(sizeof(int) * (size_t)nreq);
+  pat_c = (int*)malloc(sizeof(int) * (size_t)nreq);
+  post_of = (int*)malloc(sizeof(int) * (size_t)nreq);
+  out_next = (int*)calloc((size_t)NS, sizeof(int));
+  out_cnt = (int*)calloc((size_t)NS, sizeof(int));
+  out_bytes = (int64_t*)calloc((size_t)NS, sizeof(int64_t));
+  o_s = (int*)calloc((size_t)NS, sizeof(int));
+  o_st = (int*)calloc((size_t)NS * NTAGS, sizeof(int));
+  o_t = (int*)calloc(NC * NTAGS, sizeof(int));
+  rec = (rec_t*)calloc((size_t)expected + 64, sizeof(rec_t));
   for (i = 0; i < nreq; i++) rq[i] = MPI_REQUEST_NULL;
   rr = seed ^ (0x51ed2701ULL * (uint64_t)(me + 1));
   MPI_Barrier(MPI_COMM_WORLD);
@@ -300,7 +301,7 @@ int main(int argc, char **argv) {
       while (out_next[s] < out_n[s] && out_cnt[s] < SW &&
              (out_cnt[s] == 0 || out_bytes[s] + sched[out_list[s][out_next[s]]].size <= SCAP)) {
         int kk = out_list[s][out_next[s]++], sl = s * SW, inj = kk == inj_k && me == inj_rank;
-        const msg_t *m = &sched[kk];
+        const msg_t* m = &sched[kk];
         if (inj && inject[0] == 'l') {
           sends_left--;
           continue;
@@ -356,7 +357,7 @@ int main(int argc, char **argv) {
         break;
       }
       while (rq[sl] != MPI_REQUEST_NULL) sl++;
-      buf[sl] = (unsigned char *)malloc((size_t)bs);
+      buf[sl] = (unsigned char*)malloc((size_t)bs);
       MPI_Irecv(buf[sl], (int)bs, MPI_BYTE, ps, pt, comms[comm], &rq[sl]);
       slot[sl] = (int)bs;
       pat_s[sl] = ps, pat_t[sl] = pt, pat_c[sl] = comm;
@@ -414,10 +415,10 @@ int main(int argc, char **argv) {
       s = sts[i].MPI_SOURCE;
       st = s * NC + c;
       if (cancelled) {
-      } else if (count < HDR || h.magic != MAGIC ||
-                 h.hdr_sum != fnv((unsigned char *)&h, HDR - 8) || (int)h.src != s ||
-                 (int)h.dst != me || (int)h.tagcomm != (sts[i].MPI_TAG | c << 16) ||
-                 (int)h.size != count || s < 0 || s >= P || h.seq >= (uint64_t)in_n[st] ||
+      } else if (count < HDR || h.magic != MAGIC || h.hdr_sum != fnv((unsigned char*)&h, HDR - 8) ||
+                 (int)h.src != s || (int)h.dst != me ||
+                 (int)h.tagcomm != (sts[i].MPI_TAG | c << 16) || (int)h.size != count || s < 0 ||
+                 s >= P || h.seq >= (uint64_t)in_n[st] ||
                  sched[in_list[st][h.seq]].tag != sts[i].MPI_TAG ||
                  sched[in_list[st][h.seq]].size != count) {
         cnt[5]++; /* unidentifiable */
@@ -439,7 +440,7 @@ int main(int argc, char **argv) {
                  (int)h.seq, s, c);
         }
         if (p < expected + 64) {
-          rec_t *r = &rec[p];
+          rec_t* r = &rec[p];
           r->st = st, r->t = sts[i].MPI_TAG, r->seq = (int)h.seq, r->valid = 1,
           r->anytag = pat_t[sl] == MPI_ANY_TAG;
         }
@@ -481,13 +482,13 @@ int main(int argc, char **argv) {
   for (s = 0; s < NS; s++)
     for (j = 0; j < in_n[s]; j++) cnt[3] += !in_got[s][j];
   {
-    int *last_st = (int *)malloc(sizeof(int) * (size_t)NS * NTAGS),
-        *last_s = (int *)malloc(sizeof(int) * (size_t)NS);
+    int *last_st = (int*)malloc(sizeof(int) * (size_t)NS * NTAGS),
+        *last_s = (int*)malloc(sizeof(int) * (size_t)NS);
     for (i = 0; i < NS * NTAGS; i++) last_st[i] = -1;
     for (i = 0; i < NS; i++) last_s[i] = -1;
     for (k = 0; k < posts && k < expected + 64; k++) {
-      rec_t *r = &rec[k];
-      int *a = &last_st[r->st * NTAGS + r->t];
+      rec_t* r = &rec[k];
+      int* a = &last_st[r->st * NTAGS + r->t];
       if (!r->valid) continue;
       if (r->seq <= *a || (r->anytag && r->seq <= last_s[r->st])) {
         cnt[6]++;

@@ -54,8 +54,8 @@ int main(int argc, char** argv) {
     }
   }
   if (rank == 1)
-    printf("late_app: %d messages, %d mismatches, %d not there when asked for\n", count,
-           mismatches, not_there);
+    printf("late_app: %d messages, %d mismatches, %d not there when asked for\n", count, mismatches,
+           not_there);
   MPI_Finalize();
   return mismatches != 0;
 }

@@ -50,8 +50,8 @@ int main(int argc, char** argv) {
     MPI_Recv(&reply, 1, MPI_INT, 2, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     const double waited = MPI_Wtime() - start;
     failed = waited > seconds / 2.0 || reply != 43;
-    printf("live_beside_stalled: reply after %.3f s while rank 0 slept %d s: %s\n", waited,
-           seconds, failed ? "HELD UP" : "OK");
+    printf("live_beside_stalled: reply after %.3f s while rank 0 slept %d s: %s\n", waited, seconds,
+           failed ? "HELD UP" : "OK");
     fflush(stdout);
     MPI_Waitall(count, requests, MPI_STATUSES_IGNORE);
     free(requests);

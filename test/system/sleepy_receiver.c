@@ -1,8 +1,8 @@
 /* sleepy_receiver: flow control under relay mode, seen from a real application.
  * usage: sleepy_receiver SECONDS COUNT [BYTES]
  * Rank 0 sleeps SECONDS before it receives anything; every other rank at once sends COUNT
- * messages of BYTES (default 1 MiB, at least one int) to rank 0 with MPI_Send. Rank 0 then receives them all with
- * MPI_ANY_SOURCE and checks each payload (sender, index and a pattern). Prints
+ * messages of BYTES (default 1 MiB, at least one int) to rank 0 with MPI_Send. Rank 0 then receives
+ * them all with MPI_ANY_SOURCE and checks each payload (sender, index and a pattern). Prints
  * "sleepy_receiver: received R of E messages, C corrupt" and exits 1 unless all arrived
  * intact. Checks nothing about memory itself: relay_memory_test.sh watches the daemons. */
 #include <mpi.h>
@@ -10,8 +10,9 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-
-static int expected_word(int sender, int index, int i) { return sender * 1000003 + index * 7919 + i; }
+static int expected_word(int sender, int index, int i) {
+  return sender * 1000003 + index * 7919 + i;
+}
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
@@ -32,7 +33,8 @@ int main(int argc, char** argv) {
       MPI_Status status;
       MPI_Recv(buffer, words, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &status);
       int bad = 0;
-      for (int i = 0; i < words; i += 997) bad |= buffer[i] != expected_word(status.MPI_SOURCE, status.MPI_TAG, i);
+      for (int i = 0; i < words; i += 997)
+        bad |= buffer[i] != expected_word(status.MPI_SOURCE, status.MPI_TAG, i);
       bad |= buffer[words - 1] != expected_word(status.MPI_SOURCE, status.MPI_TAG, words - 1);
       int got = 0;
       MPI_Get_count(&status, MPI_INT, &got);
@@ -40,7 +42,8 @@ int main(int argc, char** argv) {
       corrupt += bad;
       ++received;
     }
-    printf("sleepy_receiver: received %d of %d messages, %d corrupt\n", received, expected, corrupt);
+    printf("sleepy_receiver: received %d of %d messages, %d corrupt\n", received, expected,
+           corrupt);
     failed = received != expected || corrupt != 0;
   } else {
     for (int m = 0; m < count; ++m) {

@@ -73,7 +73,8 @@ TEST_CASE("config: YAML syntax errors carry file:line:column", "[config]") {
 
 TEST_CASE("config: unknown keys are named, with the valid ones", "[config]") {
   CHECK(error_of("mode: off\nmoode: relay\n") ==
-        "mcm.yaml:2:1: unknown key 'moode' (valid keys: mode, log_dir, daemon, relay, runtime, routes)");
+        "mcm.yaml:2:1: unknown key 'moode' (valid keys: mode, log_dir, daemon, relay, runtime, "
+        "routes)");
   CHECK(error_of("daemon:\n  log_level: info\n  idle_sleep: 5\n") ==
         "mcm.yaml:3:3: unknown key 'idle_sleep' in daemon (valid keys: idle_sleep_max_us, "
         "log_level, nice)");
@@ -152,5 +153,6 @@ TEST_CASE("config: the runtime section", "[config]") {
         "mcm.yaml:2:18: runtime.medium_factor must be a number between 1 and 1000 (got 'fast')");
   CHECK(error_of("runtime:\n  zones: 3\n") ==
         "mcm.yaml:2:3: unknown key 'zones' in runtime (valid keys: medium_factor, high_factor, "
-        "min_excess_us, noise_factor, consecutive, return_after_ms, probe_interval_ms, flip_routes_ms)");
+        "min_excess_us, noise_factor, consecutive, return_after_ms, probe_interval_ms, "
+        "flip_routes_ms)");
 }

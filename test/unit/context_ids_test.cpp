@@ -1,12 +1,11 @@
 // Context ids (libmcm/engine/context_ids.h): unique across the processes of a job and
 // between the threads of one, never those of a live communicator after a wrap.
-#include <catch2/catch.hpp>
+#include "engine/context_ids.h"
 
+#include <catch2/catch.hpp>
 #include <cstdint>
 #include <limits>
 #include <set>
-
-#include "engine/context_ids.h"
 
 using mcm::engine::ContextIds;
 

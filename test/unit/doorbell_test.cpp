@@ -29,8 +29,7 @@ mcm::DoorbellAddress loopback(const mcm::Doorbell& bell) {
 
 }  // namespace
 
-TEST_CASE(
-    "a stamped doorbell hands back keyed rings with their arrival, drops unkeyed ones") {
+TEST_CASE("a stamped doorbell hands back keyed rings with their arrival, drops unkeyed ones") {
   mcm::Doorbell bell;
   REQUIRE(bell.open(/*listen=*/true, /*stamped=*/true));
   const mcm::DoorbellAddress to = loopback(bell);

@@ -1,10 +1,10 @@
 // MPI matching rules of the engine's receive side (libmcm/engine/matching.h), on fakes.
+#include "engine/matching.h"
+
 #include <mpi.h>
 
 #include <catch2/catch.hpp>
 #include <vector>
-
-#include "engine/matching.h"
 
 using mcm::engine::Arrival;
 using mcm::engine::Matcher;

@@ -51,8 +51,7 @@ TEST_CASE("clock tracker: a clean exchange corrects an offset measured through a
   CHECK_FALSE(c.exchange(2, 5.0, 4.0, 6.0, 5.5));
 }
 
-TEST_CASE("clock tracker: a VM no start-up link reached is unknown until an exchange",
-          "[clock]") {
+TEST_CASE("clock tracker: a VM no start-up link reached is unknown until an exchange", "[clock]") {
   const ClockOffsets start{{0, 0, 0}, {0, 0, INFINITY}};
   ClockTracker c(start, 0, 0.0);
   CHECK(std::isinf(c.uncertainty_us(2, 0.0)));

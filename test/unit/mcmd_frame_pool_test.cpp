@@ -1,15 +1,17 @@
 // mcmd's frame memory bound (FramePool) and its forwarding counters.
 #include <catch2/catch.hpp>
 
-#include "relay/frame_pool.h"
 #include "mcm/wire.h"
+#include "relay/frame_pool.h"
 #include "relay/relay_counters.h"
 
 using mcm::daemon::Frame;
 using mcm::daemon::FramePool;
 
-TEST_CASE("frame pool: half the buffer is shared by destinations, half by peer daemons, "
-          "at least one max frame each", "[mcmd][pool]") {
+TEST_CASE(
+    "frame pool: half the buffer is shared by destinations, half by peer daemons, "
+    "at least one max frame each",
+    "[mcmd][pool]") {
   CHECK(FramePool(200000, 10000, 4, 3).quota() == 25000);
   CHECK(FramePool(200000, 10000, 4, 3).window() == 33333);
   CHECK(FramePool(200000, 40000, 4, 3).quota() == 40000);

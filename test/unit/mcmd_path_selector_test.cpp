@@ -18,7 +18,9 @@ using mcm::daemon::ZoneRule;
 namespace {
 
 // Every path: 100 µs + 1 µs per 1000 bytes. VM 0 sends to VM 1; detours via 2 then 3.
-double base(int, int, long long bytes) { return 100.0 + static_cast<double>(bytes) / 1000.0; }
+double base(int, int, long long bytes) {
+  return 100.0 + static_cast<double>(bytes) / 1000.0;
+}
 
 PathSelector selector(mcm::RuntimeConfig config = {}) {
   return PathSelector(0, config, base, {{}, {2, 3}, {1, 3}, {1, 2}}, {false, false, false, false},
@@ -52,16 +54,16 @@ std::vector<Decision> probe_until_return(PathSelector& s, double& t, double late
 TEST_CASE("zones: factors of the base latency, and a minimum excess", "[runtime]") {
   const ZoneRule rule{2.0, 5.0, 1000};
   CHECK(rule.classify(150, 100) == Zone::low);
-  CHECK(rule.classify(900, 100) == Zone::low);     // 9x, but only 800 µs above the base
-  CHECK(rule.classify(1500, 600) == Zone::low);    // 2.5x? no: 900 µs above
+  CHECK(rule.classify(900, 100) == Zone::low);   // 9x, but only 800 µs above the base
+  CHECK(rule.classify(1500, 600) == Zone::low);  // 2.5x? no: 900 µs above
   CHECK(rule.classify(2500, 1000) == Zone::medium);
   CHECK(rule.classify(5000, 1000) == Zone::high);
 }
 
 TEST_CASE("zones: the margin above the base follows the path's noise", "[runtime]") {
   const ZoneRule rule{2.0, 5.0, 500, 4.0};
-  CHECK(rule.margin_us(NAN) == 500);   // noise unknown: the floor
-  CHECK(rule.margin_us(100) == 500);   // quiet path: the floor
+  CHECK(rule.margin_us(NAN) == 500);  // noise unknown: the floor
+  CHECK(rule.margin_us(100) == 500);  // quiet path: the floor
   CHECK(rule.margin_us(1000) == 4000);
   CHECK(rule.classify(2600, 1000, 100) == Zone::medium);  // 2.6x, 1.6 ms above a quiet base
   CHECK(rule.classify(2600, 1000, 1000) == Zone::low);    // within 4x a 1 ms noise
@@ -102,8 +104,7 @@ TEST_CASE("path record: smoothed latency, runs and excess", "[runtime]") {
   CHECK(r.total() == 4);
 }
 
-TEST_CASE("path record: small messages on time do not end a run of slow large ones",
-          "[runtime]") {
+TEST_CASE("path record: small messages on time do not end a run of slow large ones", "[runtime]") {
   // A flood shares the link's bandwidth: 64 KiB messages are late, 4-byte ones between
   // them pass.
   PathRecord r;
@@ -187,7 +188,8 @@ TEST_CASE("selector: a doubling is detected on a quiet path, not on a noisy one"
   // (4.3 ms above it; before, the margin was 4 x kInitialNoiseUs = 5 ms).
   double t = 0;
   PathSelector early = selector();
-  for (int i = 0; i < 3; ++i) CHECK_FALSE(early.observe(1, -1, 2 * b + 100, kMiB4, t += 0.01, false));
+  for (int i = 0; i < 3; ++i)
+    CHECK_FALSE(early.observe(1, -1, 2 * b + 100, kMiB4, t += 0.01, false));
   CHECK(early.record(1, -1)->congested_in_a_row() == 0);  // noise not known yet: 5 ms margin
   PathSelector quiet = selector();
   for (int i = 0; i < 8; ++i) quiet.observe(1, -1, b + 50, kMiB4, t += 0.01, false);
@@ -203,15 +205,15 @@ TEST_CASE("selector: a doubling is detected on a quiet path, not on a noisy one"
   for (int i = 0; i < 20; ++i)
     noisy.observe(1, -1, b + (i % 2 ? 3000 : 200), kMiB4, t += 0.01, false);
   CHECK(noisy.noise_us(1, -1, kMiB4) == 3000);
-  for (int i = 0; i < 5; ++i) CHECK_FALSE(noisy.observe(1, -1, 2 * b + 100, kMiB4, t += 0.01, false));
+  for (int i = 0; i < 5; ++i)
+    CHECK_FALSE(noisy.observe(1, -1, 2 * b + 100, kMiB4, t += 0.01, false));
   CHECK(noisy.record(1, -1)->congested_in_a_row() == 0);
   for (int i = 0; i < 3; ++i) d = noisy.observe(1, -1, 8 * b, kMiB4, t += 0.01, false);
   REQUIRE(d);
   CHECK(d->kind == Decision::Kind::detour);
 }
 
-TEST_CASE("selector: an unknown noise is the table's spread or another path's",
-          "[runtime]") {
+TEST_CASE("selector: an unknown noise is the table's spread or another path's", "[runtime]") {
   // The table says 2 ms of spread on every direct path: 8 ms margin from the start.
   PathSelector table(0, {}, base, {{}, {2, 3}, {1, 3}, {1, 2}}, {false, false, false, false},
                      {"vm1", "vm2", "vm3", "vm4"}, [](int, int, long long) { return 2000.0; });
@@ -321,8 +323,7 @@ TEST_CASE("selector: return after the direct path stayed healthy, flapping backs
   CHECK(s.returns() == 2);
 }
 
-TEST_CASE("selector: no return while the direct path costs more than the detour",
-          "[runtime]") {
+TEST_CASE("selector: no return while the direct path costs more than the detour", "[runtime]") {
   // A flood's standing queue: small probes cross it 4 ms late, within the first margin
   // (5 ms), so they look healthy; the detour costs 0.2 ms. The pair stays until the
   // queue is gone.
@@ -404,9 +405,10 @@ TEST_CASE("selector: no return while the reverse path is congested", "[runtime]"
   CHECK(s.tick(t).size() == 1);
 }
 
-TEST_CASE("selector: a slow detour with healthy legs stays until direct is healthy, a congested "
-          "one does not go back to direct on its luckiest probe",
-          "[runtime]") {
+TEST_CASE(
+    "selector: a slow detour with healthy legs stays until direct is healthy, a congested "
+    "one does not go back to direct on its luckiest probe",
+    "[runtime]") {
   PathSelector s = selector();
   double t = 0;
   for (int i = 0; i < 3; ++i) s.observe(1, -1, 20000, 16, t += 0.01, true);

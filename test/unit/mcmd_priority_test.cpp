@@ -1,17 +1,16 @@
 // mcmd's scheduling priority request (mcmd/plumbing/priority.h).
-#include <catch2/catch.hpp>
-
 #include <dirent.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
 #include <cerrno>
+#include <chrono>
+#include <cstdlib>
 #include <string>
 #include <thread>
 #include <vector>
-#include <chrono>
-#include <cstdlib>
 
 #include "plumbing/priority.h"
 

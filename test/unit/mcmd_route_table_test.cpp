@@ -9,8 +9,8 @@ using mcm::Route;
 using mcm::daemon::Hop;
 using mcm::daemon::HopRole;
 using mcm::daemon::HopRouter;
-using mcm::daemon::RouteTable;
 using mcm::daemon::Placement;
+using mcm::daemon::RouteTable;
 
 namespace {
 
@@ -105,7 +105,7 @@ TEST_CASE("hop rules: a direct detour's frame goes from its intermediate to its 
   HopRouter intermediate(job(2), RouteTable(4, {Route{0, 3, 1}}));
   const Hop hop = intermediate.route(1, 6, e);
   CHECK(hop.role == HopRole::transit);
-  CHECK(hop.next == 6);  // the rank itself, not VM 3's daemon
+  CHECK(hop.next == 6);            // the rank itself, not VM 3's daemon
   CHECK_FALSE(hop.stamp_arrival);  // the receiving shim stamps it
   CHECK(e.via == 2);
   // The same frame from a daemon (mode relay, or a rank's own daemon chose VM 2) goes on

@@ -195,8 +195,8 @@ TEST_CASE("mcmrun: a 3-host hostfile gives 3 daemon contexts at the end", "[mcmr
   for (int i = 1; i <= 3; ++i)
     CHECK(contexts[i] == std::vector<std::string>{"-np", "1", "--host",
                                                   "vm" + std::to_string(i) + ":2",
-                                                  "/opt/mcm/bin/mcmd", "--mode", "off",
-                                                  "--vm-name", "vm" + std::to_string(i)});
+                                                  "/opt/mcm/bin/mcmd", "--mode", "off", "--vm-name",
+                                                  "vm" + std::to_string(i)});
 }
 
 TEST_CASE("mcmrun: each daemon is told its host as the path table names it", "[mcmrun]") {
@@ -210,12 +210,12 @@ TEST_CASE("mcmrun: each daemon is told its host as the path table names it", "[m
   CHECK(mcmrun::vm_names(alloc, {}) == std::vector<std::string>{"10.0.0.1", "10.0.0.2"});
   mcmrun::Settings settings;
   settings.vm_names = mcmrun::vm_names(alloc, {"node1", "node2.example"});
-  const auto contexts = contexts_of(
-      mcmrun::build_mpirun_argv(cl, alloc, settings, kPrograms, system.environment()));
+  const auto contexts =
+      contexts_of(mcmrun::build_mpirun_argv(cl, alloc, settings, kPrograms, system.environment()));
   REQUIRE(contexts.size() == 3);
   CHECK(contexts[1] == std::vector<std::string>{"-np", "1", "--host", "10.0.0.1:2",
-                                                "/opt/mcm/bin/mcmd", "--mode", "off",
-                                                "--vm-name", "node1"});
+                                                "/opt/mcm/bin/mcmd", "--mode", "off", "--vm-name",
+                                                "node1"});
   CHECK(contexts[2].back() == "node2.example");
 }
 
@@ -261,11 +261,10 @@ TEST_CASE("mcmrun: the user's -x of every context reach every daemon, once", "[m
   // Open MPI 4.1 exports a -x only to its own context; the daemons share the job's MPI.
   FakeSystem system;
   system.hostfiles["hosts"] = three_vms();
-  const auto contexts = contexts_of(plan({"--hostfile", "hosts", "-x", "LD_LIBRARY_PATH", "-x",
-                                          "OMPI_MCA_btl_tcp_if_include=eth0", "-np", "2", "./a",
-                                          ":", "-x", "LD_LIBRARY_PATH", "-x", "B=2", "-np", "2",
-                                          "./b"},
-                                         system));
+  const auto contexts = contexts_of(plan(
+      {"--hostfile", "hosts", "-x", "LD_LIBRARY_PATH", "-x", "OMPI_MCA_btl_tcp_if_include=eth0",
+       "-np", "2", "./a", ":", "-x", "LD_LIBRARY_PATH", "-x", "B=2", "-np", "2", "./b"},
+      system));
   REQUIRE(contexts.size() == 5);  // two of the application, one daemon per VM
   for (size_t d : {2u, 3u, 4u}) {
     const auto& c = contexts[d];

@@ -1,7 +1,7 @@
 // mcm-probe's pure logic: the tournament schedule, the α + size/β fit, the ranking of
 // detours, and the command line.
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <set>
 #include <utility>
 #include <vector>
@@ -79,7 +79,8 @@ TEST_CASE("detours: only those faster than a slow direct path are alternatives",
       CHECK(t.detours[s][d].size() == 2);
       if (s == 0 && d == 1) continue;
       CHECK(t.alternatives[s][d].empty());  // a sum of two legs never beats one
-      for (int via : t.alternatives[s][d]) CHECK_FALSE(((s == 0 && via == 1) || (via == 0 && d == 1)));
+      for (int via : t.alternatives[s][d])
+        CHECK_FALSE(((s == 0 && via == 1) || (via == 0 && d == 1)));
     }
   CHECK(t.detours[0][1][0].latency_us == Approx(600 + 0 + 2 + 600 + 2 + 1));
 }
@@ -98,7 +99,8 @@ TEST_CASE("detours: robustness orders detours of similar latency", "[probe]") {
   CHECK(t.alternatives[0][1] == std::vector<int>{2, 3});
 }
 
-TEST_CASE("detours: a missing leg puts the detour last and never makes it an alternative", "[probe]") {
+TEST_CASE("detours: a missing leg puts the detour last and never makes it an alternative",
+          "[probe]") {
   mcm::Topology t = four(600, 0, 1, 11000);
   t.latency_us[0][0][2] = mcm::kNotMeasured;
   probe::rank_detours(t);
@@ -161,9 +163,13 @@ TEST_CASE("worker settings survive the command line", "[probe]") {
   CHECK(r->progress == probe::Progress::none);
   CHECK_FALSE(probe::from_args({"--hosts", "a"}, error));
   // Every number whole, as to_args wrote it: a damaged argument is refused, named.
-  for (const auto& [option, value] : std::vector<std::pair<std::string, std::string>>{
-           {"--sizes", "64,12abc"}, {"--reference-size", "65536x"}, {"--budget", "12.5s"},
-           {"--factor", ""}, {"--flood-rate", "5e6 "}, {"--progress", "fancy"}}) {
+  for (const auto& [option, value] :
+       std::vector<std::pair<std::string, std::string>>{{"--sizes", "64,12abc"},
+                                                        {"--reference-size", "65536x"},
+                                                        {"--budget", "12.5s"},
+                                                        {"--factor", ""},
+                                                        {"--flood-rate", "5e6 "},
+                                                        {"--progress", "fancy"}}) {
     std::vector<std::string> args = probe::to_args(s);
     const auto at = std::find(args.begin(), args.end(), option);
     REQUIRE(at != args.end());

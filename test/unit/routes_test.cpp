@@ -5,8 +5,8 @@
 
 #include <catch2/catch.hpp>
 
-#include "mcm/config.h"
 #include "config_error.h"
+#include "mcm/config.h"
 #include "mcm/error.h"
 
 namespace {

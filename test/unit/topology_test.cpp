@@ -87,29 +87,32 @@ TEST_CASE("a minimal topology needs only format, hosts, sizes and latency_us", "
 }
 
 TEST_CASE("topology errors point at the line and column", "[topology]") {
-  CHECK(error_of("hosts: [a, b]\n") ==
-        "topo.yaml:1:1: the file needs the key 'format'");
+  CHECK(error_of("hosts: [a, b]\n") == "topo.yaml:1:1: the file needs the key 'format'");
   CHECK(error_of("- a\n") ==
         "topo.yaml:1:1: not an mcm-probe topology: the top level must be a map (format: "
         "mcm-topology/1, hosts: ..., latency_us: ...)");
   CHECK(error_of("format: mcm-topology/9\nhosts: [a, b]\nsizes: [64]\nlatency_us: {}\n") ==
         "topo.yaml:1:9: format 'mcm-topology/9' is not mcm-topology/1 (written by another "
         "version of mcm-probe?)");
-  CHECK(error_of(kMinimal + "colour: red\n").rfind("topo.yaml:6:1: unknown key 'colour' (valid keys: format, hosts,", 0) == 0);
+  CHECK(error_of(kMinimal + "colour: red\n")
+            .rfind("topo.yaml:6:1: unknown key 'colour' (valid keys: format, hosts,", 0) == 0);
   CHECK(error_of("format: mcm-topology/1\nhosts: [a, a]\nsizes: [64]\nlatency_us: {}\n") ==
         "topo.yaml:2:12: host 'a' is listed twice");
   CHECK(error_of("format: mcm-topology/1\nhosts: [a]\nsizes: [64]\nlatency_us: {}\n") ==
         "topo.yaml:2:8: hosts must list at least 2 hosts");
   CHECK(error_of("format: mcm-topology/1\nhosts: [a, b]\nsizes: [64, 8]\nlatency_us: {}\n") ==
         "topo.yaml:3:13: sizes must be ascending without repeats");
-  CHECK(error_of("format: mcm-topology/1\nhosts: [a, b]\nsizes: [64]\nlatency_us:\n  64: [[~, 1]]\n") ==
+  CHECK(error_of(
+            "format: mcm-topology/1\nhosts: [a, b]\nsizes: [64]\nlatency_us:\n  64: [[~, 1]]\n") ==
         "topo.yaml:5:7: latency_us.64 has 1 rows, needs 2 rows of 2 values (one per host)");
-  CHECK(error_of("format: mcm-topology/1\nhosts: [a, b]\nsizes: [64]\nlatency_us:\n  64: [[~, 1], [x, ~]]\n") ==
+  CHECK(error_of("format: mcm-topology/1\nhosts: [a, b]\nsizes: [64]\nlatency_us:\n  64: [[~, 1], "
+                 "[x, ~]]\n") ==
         "topo.yaml:5:17: latency_us.64[1][0] must be a number of at least 0 (got 'x')");
-  CHECK(error_of("format: mcm-topology/1\nhosts: [a, b]\nsizes: [64]\nlatency_us:\n  64: [[3, 1], [2, ~]]\n") ==
+  CHECK(error_of("format: mcm-topology/1\nhosts: [a, b]\nsizes: [64]\nlatency_us:\n  64: [[3, 1], "
+                 "[2, ~]]\n") ==
         "topo.yaml:5:9: latency_us.64[0][0] is a host's path to itself and must be ~");
-  CHECK(error_of("format: mcm-topology/1\nhosts: [a, b]\nsizes: [64]\nlatency_us:\n  128: [[~, 1], [2, ~]]\n") ==
-        "topo.yaml:5:3: latency_us: size 128 is not in sizes");
+  CHECK(error_of("format: mcm-topology/1\nhosts: [a, b]\nsizes: [64]\nlatency_us:\n  128: [[~, 1], "
+                 "[2, ~]]\n") == "topo.yaml:5:3: latency_us: size 128 is not in sizes");
   CHECK(error_of(kMinimal + "alternatives: [[[], [0]], [[], []]]\n") ==
         "topo.yaml:6:22: alternatives[0][1][0]: intermediate 0 is the path's own source");
   CHECK(error_of(kMinimal + "alternatives: [[[], [5]], [[], []]]\n") ==
@@ -117,9 +120,10 @@ TEST_CASE("topology errors point at the line and column", "[topology]") {
   CHECK(error_of(kMinimal + "sensibility: [[~, 1.5], [0, ~]]\n") ==
         "topo.yaml:6:19: sensibility[0][1] must be a whole number of injections");
   CHECK(error_of(kMinimal + "partial: maybe\n") == "topo.yaml:6:10: partial must be true or false");
-  CHECK(error_of("format: [\n") .rfind("topo.yaml:2:1: ", 0) == 0);
-  CHECK_THROWS_WITH(mcm::load_topology("/nonexistent/topo.yaml"),
-                    "cannot read topology file '/nonexistent/topo.yaml': No such file or directory");
+  CHECK(error_of("format: [\n").rfind("topo.yaml:2:1: ", 0) == 0);
+  CHECK_THROWS_WITH(
+      mcm::load_topology("/nonexistent/topo.yaml"),
+      "cannot read topology file '/nonexistent/topo.yaml': No such file or directory");
 }
 
 TEST_CASE("a table from other hosts is refused, a subset in any order accepted", "[topology]") {

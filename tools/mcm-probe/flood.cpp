@@ -97,7 +97,8 @@ FloodAgent::FloodAgent() {
 FloodAgent::~FloodAgent() {
   stop();
   const char byte = 0;
-  if (write(wake_pipe_[1], &byte, 1) < 0) { /* the thread then exits at its next poll */ }
+  if (write(wake_pipe_[1], &byte, 1) < 0) { /* the thread then exits at its next poll */
+  }
   drain_.join();
   close(wake_pipe_[0]);
   close(wake_pipe_[1]);
@@ -167,7 +168,8 @@ void FloodAgent::send_loop(int fd, double rate) {
   while (sending_) {
     if (rate > 0) {  // stay at or below rate: wait until the bytes sent are due
       const double due = static_cast<double>(sent_) / rate;
-      const double now = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      const double now =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       if (due > now) {
         std::this_thread::sleep_for(std::chrono::duration<double>(std::min(due - now, 0.05)));
         continue;

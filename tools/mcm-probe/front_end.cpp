@@ -178,40 +178,52 @@ int run_front_end(const Options& o) {
   std::optional<mcm::Topology> t = run_job(job, ws, status);
   std::vector<std::string> lost;
   if (!t) {
-    std::fprintf(stderr, "mcm-probe: the probe job failed (mpirun exit status %d); checking "
-                         "which hosts mpirun can reach...\n", status);
+    std::fprintf(stderr,
+                 "mcm-probe: the probe job failed (mpirun exit status %d); checking "
+                 "which hosts mpirun can reach...\n",
+                 status);
     lost = unreachable_hosts(job, hosts);
     if (lost.empty()) {
-      std::fprintf(stderr, "mcm-probe: every host is reachable, so the failure is the job's "
-                           "own (see mpirun's messages above); nothing written\n");
+      std::fprintf(stderr,
+                   "mcm-probe: every host is reachable, so the failure is the job's "
+                   "own (see mpirun's messages above); nothing written\n");
       return kExitFailed;
     }
     std::vector<std::string> reachable;
     for (const auto& h : hosts)
       if (std::find(lost.begin(), lost.end(), h) == lost.end()) reachable.push_back(h);
     for (const auto& h : lost)
-      std::fprintf(stderr, "mcm-probe: cannot start a process on %s (unreachable: 'mpirun -np 1 "
-                           "--host %s true' fails)\n", h.c_str(), h.c_str());
+      std::fprintf(stderr,
+                   "mcm-probe: cannot start a process on %s (unreachable: 'mpirun -np 1 "
+                   "--host %s true' fails)\n",
+                   h.c_str(), h.c_str());
     if (reachable.size() < 2) {
-      std::fprintf(stderr, "mcm-probe: only %zu of %zu hosts reachable, no path to measure; "
-                           "nothing written\n", reachable.size(), hosts.size());
+      std::fprintf(stderr,
+                   "mcm-probe: only %zu of %zu hosts reachable, no path to measure; "
+                   "nothing written\n",
+                   reachable.size(), hosts.size());
       return kExitFailed;
     }
-    std::fprintf(stderr, "mcm-probe: measuring the %zu reachable hosts; %s will be marked "
-                         "partial\n", reachable.size(), o.out.c_str());
+    std::fprintf(stderr,
+                 "mcm-probe: measuring the %zu reachable hosts; %s will be marked "
+                 "partial\n",
+                 reachable.size(), o.out.c_str());
     ws.hosts = reachable;
     ws.budget_seconds = budget_left();
     t = run_job(job, ws, status);
     if (!t) {
-      std::fprintf(stderr, "mcm-probe: the probe job on the reachable hosts failed too (mpirun "
-                           "exit status %d); nothing written\n", status);
+      std::fprintf(stderr,
+                   "mcm-probe: the probe job on the reachable hosts failed too (mpirun "
+                   "exit status %d); nothing written\n",
+                   status);
       return kExitFailed;
     }
     *t = widen(*t, hosts);
     t->partial = true;
     for (const auto& h : lost)
-      t->skipped.insert(t->skipped.begin(), "host " + h + ": unreachable (mpirun cannot start a "
-                                            "process there); its rows and columns are ~");
+      t->skipped.insert(t->skipped.begin(), "host " + h +
+                                                ": unreachable (mpirun cannot start a "
+                                                "process there); its rows and columns are ~");
   }
   if (!sizes.note.empty()) t->skipped.push_back(sizes.note);
   fit_all(*t);

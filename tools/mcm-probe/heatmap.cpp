@@ -15,11 +15,16 @@ namespace {
 std::string escape(const std::string& s) {
   std::string out;
   for (char c : s) {
-    if (c == '<') out += "&lt;";
-    else if (c == '>') out += "&gt;";
-    else if (c == '&') out += "&amp;";
-    else if (c == '"') out += "&quot;";
-    else out += c;
+    if (c == '<')
+      out += "&lt;";
+    else if (c == '>')
+      out += "&gt;";
+    else if (c == '&')
+      out += "&amp;";
+    else if (c == '"')
+      out += "&quot;";
+    else
+      out += c;
   }
   return out;
 }
@@ -48,7 +53,8 @@ std::string heatmap_svg(const mcm::Topology& t) {
     << escape(size_text(t.reference_size)) << " (µs)" << (t.partial ? " — PARTIAL" : "")
     << "</text>\n"
     << "<text x=\"10\" y=\"46\" fill=\"#555\">row: from, column: to; green: the median path "
-       "or faster; red: " << kOutlierFactor << "x the median or slower</text>\n"
+       "or faster; red: "
+    << kOutlierFactor << "x the median or slower</text>\n"
     << "<text x=\"10\" y=\"64\" fill=\"#555\">bold frame: a detour beats the direct path "
        "(the best one and its latency inside)</text>\n";
   for (int k = 0; k < n; ++k) {
@@ -73,15 +79,20 @@ std::string heatmap_svg(const mcm::Topology& t) {
       if (detour) {
         const mcm::Detour* best = nullptr;
         for (const auto& d : t.detours[i][j])
-          if (d.beats_direct) { best = &d; break; }
+          if (d.beats_direct) {
+            best = &d;
+            break;
+          }
         char via[96];
-        std::snprintf(via, sizeof via, "via %s: %.0f", t.hosts[best->via].c_str(), best->latency_us);
+        std::snprintf(via, sizeof via, "via %s: %.0f", t.hosts[best->via].c_str(),
+                      best->latency_us);
         o << "<text x=\"" << x + kCell / 2 << "\" y=\"" << y + kCell / 2 + 16
           << "\" text-anchor=\"middle\" font-size=\"11\">" << escape(via) << "</text>\n";
       }
     }
-  o << "<text x=\"10\" y=\"" << height - 20 << "\" fill=\"#555\" font-size=\"11\">" << escape(t.date)
-    << "; median path " << static_cast<long long>(median) << " µs; sizes measured:";
+  o << "<text x=\"10\" y=\"" << height - 20 << "\" fill=\"#555\" font-size=\"11\">"
+    << escape(t.date) << "; median path " << static_cast<long long>(median)
+    << " µs; sizes measured:";
   for (long long s : t.sizes) o << " " << escape(size_text(s));
   o << "</text>\n</svg>\n";
   return o.str();

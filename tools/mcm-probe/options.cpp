@@ -9,8 +9,8 @@
 namespace probe {
 
 const std::vector<long long>& default_sizes() {
-  static const std::vector<long long> sizes = {64, 1024, 16 << 10, 64 << 10, 256 << 10,
-                                               1 << 20, 4 << 20};
+  static const std::vector<long long> sizes = {64,        1024,    16 << 10, 64 << 10,
+                                               256 << 10, 1 << 20, 4 << 20};
   return sizes;
 }
 
@@ -56,8 +56,8 @@ long long parse_size(const std::string& text, const std::string& option) {
 double parse_rate(const std::string& text, const std::string& option) {
   auto parsed = number_and_unit(text);
   const std::vector<std::pair<std::string, double>> units = {
-      {"", 1},       {"bit", 1 / 8.0}, {"kbit", 1e3 / 8}, {"mbit", 1e6 / 8}, {"gbit", 1e9 / 8},
-      {"b/s", 1},    {"kb/s", 1e3},    {"mb/s", 1e6},     {"gb/s", 1e9}};
+      {"", 1},    {"bit", 1 / 8.0}, {"kbit", 1e3 / 8}, {"mbit", 1e6 / 8}, {"gbit", 1e9 / 8},
+      {"b/s", 1}, {"kb/s", 1e3},    {"mb/s", 1e6},     {"gb/s", 1e9}};
   if (parsed)
     for (const auto& [name, factor] : units)
       if (parsed->second == name && (parsed->first > 0 || text == "0"))
@@ -123,10 +123,14 @@ Options parse_options(const std::vector<std::string>& args) {
       o.flood_rate = parse_rate(value(), "--flood-rate");
     } else if (name == "--progress") {
       const std::string v = value();
-      if (v == "bar") o.progress = Progress::bar;
-      else if (v == "lines") o.progress = Progress::lines;
-      else if (v == "none") o.progress = Progress::none;
-      else throw UsageError("--progress '" + v + "': expected bar, lines or none");
+      if (v == "bar")
+        o.progress = Progress::bar;
+      else if (v == "lines")
+        o.progress = Progress::lines;
+      else if (v == "none")
+        o.progress = Progress::none;
+      else
+        throw UsageError("--progress '" + v + "': expected bar, lines or none");
     } else if (name == "-q" || name == "--quiet") {
       o.quiet = true;
     } else {

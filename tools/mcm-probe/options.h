@@ -25,7 +25,7 @@ struct Options {
   bool quick = false;
   double time_budget = 120;  ///< seconds, for everything from the launch on
   double factor = 2.0;
-  double flood_rate = 0;  ///< bytes per second, 0 = unlimited
+  double flood_rate = 0;             ///< bytes per second, 0 = unlimited
   std::optional<Progress> progress;  ///< default: bar on a terminal, else lines
   bool quiet = false;
   bool help = false;

@@ -37,7 +37,9 @@ Trip trip(MPI_Comm comm, int peer, const std::vector<char>& buffer, int bytes) {
   return t;
 }
 
-void stop(MPI_Comm comm, int peer) { MPI_Send(nullptr, 0, MPI_BYTE, peer, kStop, comm); }
+void stop(MPI_Comm comm, int peer) {
+  MPI_Send(nullptr, 0, MPI_BYTE, peer, kStop, comm);
+}
 
 }  // namespace
 

@@ -53,8 +53,9 @@ SizeChoice from_pattern(const std::string& path) {
   } else if (*std::min_element(c.sizes.begin(), c.sizes.end()) > 1024 || c.sizes.size() < 2) {
     const long long extra = *std::min_element(c.sizes.begin(), c.sizes.end()) > 64 ? 64 : 1 << 20;
     c.sizes.push_back(extra);
-    notes.push_back(size_text(extra) + " added so that the alpha + size/beta fit has two sizes "
-                                       "far apart");
+    notes.push_back(size_text(extra) +
+                    " added so that the alpha + size/beta fit has two sizes "
+                    "far apart");
   }
   std::sort(c.sizes.begin(), c.sizes.end());
   c.sizes.erase(std::unique(c.sizes.begin(), c.sizes.end()), c.sizes.end());

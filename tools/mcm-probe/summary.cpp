@@ -48,8 +48,7 @@ std::string summary_text(const mcm::Topology& t) {
   };
 
   o << "One-way latency at " << size_text(t.reference_size)
-    << " in µs (row: from, column: to; * = more than " << kOutlierFactor
-    << "x the median path):\n";
+    << " in µs (row: from, column: to; * = more than " << kOutlierFactor << "x the median path):\n";
   header();
   bool outliers = false;
   for (int i = 0; i < n; ++i) {
@@ -102,16 +101,18 @@ std::string summary_text(const mcm::Topology& t) {
       for (int d = 0; d < n; ++d) {
         if (t.alternatives[s][d].empty()) continue;
         ++pairs;
-        o << "  " << t.hosts[s] << " -> " << t.hosts[d] << " (direct " << latency_text(reference_latency(t, s, d))
-          << " µs):";
+        o << "  " << t.hosts[s] << " -> " << t.hosts[d] << " (direct "
+          << latency_text(reference_latency(t, s, d)) << " µs):";
         for (const mcm::Detour& x : t.detours[s][d])
           if (x.beats_direct)
             o << " via " << t.hosts[x.via] << " " << latency_text(x.latency_us) << " µs (weight "
               << x.robustness << ")";
         o << "\n";
       }
-    if (pairs == 0) o << "  none: the direct path is the fastest for every pair\n";
-    else o << "  every other pair: the direct path is the fastest\n";
+    if (pairs == 0)
+      o << "  none: the direct path is the fastest for every pair\n";
+    else
+      o << "  every other pair: the direct path is the fastest\n";
   }
   if (!t.skipped.empty()) {
     o << "\n" << (t.partial ? "PARTIAL RESULT. " : "") << "Not measured:\n";

@@ -123,9 +123,8 @@ class Worker {
     row[0] = partner;
     if (partner >= 0) {
       DirectionResult mine;
-      take_turns(partner, sizes.back(), [&] {
-        mine = measure_direction(comm_, partner, sizes, reps, offsets_[partner]);
-      });
+      take_turns(partner, sizes.back(),
+                 [&] { mine = measure_direction(comm_, partner, sizes, reps, offsets_[partner]); });
       for (std::size_t i = 0; i < k; ++i) {
         row[1 + i] = low ? mine.low_us[i] : mine.median_us[i];
         row[1 + k + i] = mine.spread_us[i];
@@ -233,13 +232,12 @@ void Worker::measure_latency(mcm::Topology& t, ProgressDisplay& progress) {
   for (int r = 0; r < total; ++r) {
     if (r > 0 && !fits(last)) {
       t.partial = true;
-      t.skipped.push_back("latency matrix: rounds " + std::to_string(r + 1) + "-" +
-                          std::to_string(total) + " of " + std::to_string(total) +
-                          " not measured: the time budget ran out after " +
-                          seconds_text(elapsed()) + " of measuring (one round takes about " +
-                          seconds_text(last) + "; the whole matrix needs --time-budget " +
-                          std::to_string(static_cast<int>(std::ceil(1.5 * total * last + 2))) +
-                          " or more)");
+      t.skipped.push_back(
+          "latency matrix: rounds " + std::to_string(r + 1) + "-" + std::to_string(total) + " of " +
+          std::to_string(total) + " not measured: the time budget ran out after " +
+          seconds_text(elapsed()) + " of measuring (one round takes about " + seconds_text(last) +
+          "; the whole matrix needs --time-budget " +
+          std::to_string(static_cast<int>(std::ceil(1.5 * total * last + 2))) + " or more)");
       return;
     }
     const double t0 = MPI_Wtime();
@@ -281,11 +279,11 @@ void Worker::measure_sensibility(mcm::Topology& t, ProgressDisplay& progress) {
   for (int x = 0; x < total; ++x) {
     const auto [i, j] = order[x];
     if (!fits(last)) {
-      t.skipped.push_back("sensibility matrix: " + std::to_string(total - x) + " of " +
-                          std::to_string(total) + " injections not made (the time budget ran out after " +
-                          seconds_text(elapsed()) + " of measuring; one takes about " +
-                          seconds_text(last) + "); weights count the " + std::to_string(x) +
-                          " injections listed in sensibility_info");
+      t.skipped.push_back(
+          "sensibility matrix: " + std::to_string(total - x) + " of " + std::to_string(total) +
+          " injections not made (the time budget ran out after " + seconds_text(elapsed()) +
+          " of measuring; one takes about " + seconds_text(last) + "); weights count the " +
+          std::to_string(x) + " injections listed in sensibility_info");
       break;
     }
     // The ordered pairs (other than the flooded one) whose path is above factor x base.
@@ -305,8 +303,8 @@ void Worker::measure_sensibility(mcm::Topology& t, ProgressDisplay& progress) {
     const double t0 = MPI_Wtime();
     const Step step{kInjection, 0, i, j};
     broadcast(step);
-    const Injected got =
-        inject(step, [&](const std::vector<Rows>& rounds) { return !slowed_pairs(rounds).empty(); });
+    const Injected got = inject(
+        step, [&](const std::vector<Rows>& rounds) { return !slowed_pairs(rounds).empty(); });
     last = MPI_Wtime() - t0;
     if (!got.flooded) {
       t.skipped.push_back("sensibility matrix: no flood from " + s_.hosts[i] + " to " +
@@ -344,7 +342,8 @@ int run_worker(int argc, char** argv, const std::vector<std::string>& args) {
     if (rank == 0)
       std::fprintf(stderr, "mcm-probe --worker: %s\n",
                    settings ? ("the job has " + std::to_string(size) + " ranks but " +
-                               std::to_string(settings->hosts.size()) + " hosts").c_str()
+                               std::to_string(settings->hosts.size()) + " hosts")
+                                  .c_str()
                             : error.c_str());
     MPI_Finalize();
     return 2;

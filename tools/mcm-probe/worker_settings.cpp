@@ -46,11 +46,13 @@ double whole_number(const std::string& text, const std::string& option) {
 
 std::vector<std::string> to_args(const WorkerSettings& s) {
   const char* progress[] = {"none", "lines", "bar"};
-  std::vector<std::string> args = {
-      "--hosts", join(s.hosts), "--sizes", join(s.sizes), "--reference-size",
-      std::to_string(s.reference_size), "--budget", number(s.budget_seconds), "--factor",
-      number(s.factor), "--flood-rate", number(s.flood_rate), "--progress",
-      progress[static_cast<int>(s.progress)]};
+  std::vector<std::string> args = {"--hosts",          join(s.hosts),
+                                   "--sizes",          join(s.sizes),
+                                   "--reference-size", std::to_string(s.reference_size),
+                                   "--budget",         number(s.budget_seconds),
+                                   "--factor",         number(s.factor),
+                                   "--flood-rate",     number(s.flood_rate),
+                                   "--progress",       progress[static_cast<int>(s.progress)]};
   if (s.quick) args.push_back("--quick");
   return args;
 }

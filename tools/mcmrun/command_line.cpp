@@ -78,7 +78,18 @@ constexpr OptionSpec kMpirunOptions[] = {
 // clang-format on
 
 /// mcmrun's own options.
-enum class Own { mode, config, log_dir, paths, route, dry_run, verbose, help, version, intercepted };
+enum class Own {
+  mode,
+  config,
+  log_dir,
+  paths,
+  route,
+  dry_run,
+  verbose,
+  help,
+  version,
+  intercepted
+};
 
 struct OwnSpec {
   std::string_view name;
@@ -87,13 +98,19 @@ struct OwnSpec {
 };
 
 constexpr OwnSpec kOwnOptions[] = {
-    {"--mode", true, Own::mode},        {"--config", true, Own::config},
-    {"--log-dir", true, Own::log_dir},  {"--route", true, Own::route},
+    {"--mode", true, Own::mode},
+    {"--config", true, Own::config},
+    {"--log-dir", true, Own::log_dir},
+    {"--route", true, Own::route},
     {"--paths", true, Own::paths},
-    {"--dry-run", false, Own::dry_run}, {"-v", false, Own::verbose},
-    {"--verbose", false, Own::verbose}, {"-h", false, Own::help},
-    {"--help", false, Own::help},       {"-V", false, Own::version},
-    {"--version", false, Own::version}, {"--intercepted", false, Own::intercepted},
+    {"--dry-run", false, Own::dry_run},
+    {"-v", false, Own::verbose},
+    {"--verbose", false, Own::verbose},
+    {"-h", false, Own::help},
+    {"--help", false, Own::help},
+    {"-V", false, Own::version},
+    {"--version", false, Own::version},
+    {"--intercepted", false, Own::intercepted},
 };
 
 // The modes this release implements; the others are refused before anything starts.

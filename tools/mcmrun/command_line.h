@@ -76,12 +76,12 @@ struct CommandLine {
   std::optional<std::string> config_file;
   std::optional<std::string> log_dir;
   std::optional<std::string> paths_file;  ///< --paths: mcm-probe's topology file
-  std::vector<mcm::RouteSpec> routes;  ///< --route FROM:TO:VIA, in order (resolved later)
+  std::vector<mcm::RouteSpec> routes;     ///< --route FROM:TO:VIA, in order (resolved later)
   bool dry_run = false;
   bool verbose = false;
-  bool help = false;              ///< when set, nothing else is guaranteed to be parsed
-  bool version = false;           ///< likewise
-  bool intercepted = false;       ///< likewise (--intercepted)
+  bool help = false;         ///< when set, nothing else is guaranteed to be parsed
+  bool version = false;      ///< likewise
+  bool intercepted = false;  ///< likewise (--intercepted)
   /// --help, --version or --intercepted: print and exit, nothing else is parsed.
   bool stops_early() const { return help || version || intercepted; }
   std::vector<Context> contexts;  ///< the application's contexts, in order
@@ -93,6 +93,5 @@ struct CommandLine {
 /// Throws UsageError for: an unknown --mode, a missing program or
 /// option argument, a bad -np, an mcmrun option after the first context, --app.
 CommandLine parse_command_line(const std::vector<std::string>& args);
-
 
 }  // namespace mcmrun

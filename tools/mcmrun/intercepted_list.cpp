@@ -31,7 +31,8 @@ std::string intercepted_text(const std::string& libmcm) {
   const auto* count = static_cast<const std::size_t*>(dlsym(lib, "mcm_intercepted_count"));
   if (rows == nullptr || count == nullptr) {
     dlclose(lib);
-    throw UsageError(libmcm + " has no table of intercepted functions (mcm_intercepted_table): "
+    throw UsageError(libmcm +
+                     " has no table of intercepted functions (mcm_intercepted_table): "
                      "not MCM's shim, or one of another version");
   }
   std::map<std::string, int> per_origin;

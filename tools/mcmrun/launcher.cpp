@@ -41,7 +41,9 @@ pid_t wait_for(pid_t pid, int& status) {
 
 }  // namespace
 
-int run_and_wait(const std::vector<std::string>& argv) { return run_and_wait(argv, ""); }
+int run_and_wait(const std::vector<std::string>& argv) {
+  return run_and_wait(argv, "");
+}
 
 int run_and_wait(const std::vector<std::string>& argv, const std::string& stdout_file) {
   std::vector<char*> args = c_argv(argv);

@@ -159,7 +159,8 @@ int run(const std::vector<std::string>& args) {
   if (cl.verbose) std::fprintf(stderr, "%s\n", command.c_str());
   std::fflush(nullptr);
   const int status = mcmrun::run_and_wait(argv);
-  if (record) std::fprintf(stderr, "mcmrun: %s\n", mcmrun::pattern_report(settings.log_dir).c_str());
+  if (record)
+    std::fprintf(stderr, "mcmrun: %s\n", mcmrun::pattern_report(settings.log_dir).c_str());
   return status;
 }
 

@@ -37,13 +37,13 @@ struct Layout {
   MPI_Comm role_comm = MPI_COMM_NULL;     ///< app world (apps) or daemon communicator (daemons)
   MPI_Comm private_comm = MPI_COMM_NULL;  ///< dup of world, for shim <-> daemon traffic
   MPI_Comm node_comm = MPI_COMM_NULL;     ///< the processes of this VM
-  int vm = -1;             ///< this process's VM index (= its daemon's rank among daemons)
-  int local_daemon = -1;   ///< world rank of this VM's daemon, -1 when the VM has none
-  int daemon_count = 0;    ///< number of VMs (daemons) in the job
-  int local_app_count = 0; ///< application ranks on this VM
-  std::vector<int> vm_of_world_rank;       ///< VM index of every world rank (-1 if unknown)
-  std::vector<int> daemon_of_vm;           ///< world rank of each VM's daemon
-  std::vector<int> world_rank_of_app_rank; ///< app-world rank -> world rank
+  int vm = -1;              ///< this process's VM index (= its daemon's rank among daemons)
+  int local_daemon = -1;    ///< world rank of this VM's daemon, -1 when the VM has none
+  int daemon_count = 0;     ///< number of VMs (daemons) in the job
+  int local_app_count = 0;  ///< application ranks on this VM
+  std::vector<int> vm_of_world_rank;        ///< VM index of every world rank (-1 if unknown)
+  std::vector<int> daemon_of_vm;            ///< world rank of each VM's daemon
+  std::vector<int> world_rank_of_app_rank;  ///< app-world rank -> world rank
   std::vector<DoorbellAddress> doorbell_of_world_rank;  ///< invalid where a process has none
 };
 

@@ -13,14 +13,14 @@
 //     chunk_bytes: 61440                      # 4096..64 MiB, payload bytes per frame
 //     buffer_bytes: 67108864                  # >= 1 MiB, frame bytes one mcmd may hold
 //   runtime:                                  # congestion detection (modes relay, adaptive)
-//     medium_factor: 2.0                      # latency/base from which a path is in the medium zone
-//     high_factor: 5.0                        # ... and in the high zone
-//     min_excess_us: 500                      # a congested latency also exceeds base by this...
-//     noise_factor: 4                         # ...and by this many times the path's noise
-//     consecutive: 3                          # congested observations in a row that trigger a search
-//     return_after_ms: 1000                   # healthy time of the direct path before returning
-//     probe_interval_ms: 200                  # active probes between daemons
-//     flip_routes_ms: 0                       # testing: flip every pair's path this often
+//     medium_factor: 2.0                      # latency/base from which a path is in the medium
+//     zone high_factor: 5.0                        # ... and in the high zone min_excess_us: 500 #
+//     a congested latency also exceeds base by this... noise_factor: 4                         #
+//     ...and by this many times the path's noise consecutive: 3                          #
+//     congested observations in a row that trigger a search return_after_ms: 1000 # healthy time of
+//     the direct path before returning probe_interval_ms: 200                  # active probes
+//     between daemons flip_routes_ms: 0                       # testing: flip every pair's path
+//     this often
 //   routes:                                   # static routes (routes.h)
 //     - {from: VM, to: VM, via: VM}           # VM: 0-based index or host name
 //

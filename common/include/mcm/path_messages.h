@@ -62,13 +62,13 @@ constexpr double kAckDelay = 0.020;
 struct LateArrival {
   std::int32_t source_vm = -1;
   std::int32_t destination_vm = -1;
-  std::int16_t via = -1;       ///< the path it took: intermediate VM, -1 direct
-  std::uint8_t precise = 1;    ///< 0: the arrival time is known to within more than 1 ms
+  std::int16_t via = -1;     ///< the path it took: intermediate VM, -1 direct
+  std::uint8_t precise = 1;  ///< 0: the arrival time is known to within more than 1 ms
   std::uint8_t reserved[5] = {};
-  std::uint64_t bytes = 0;     ///< the message's payload
-  double t_send = 0;           ///< source VM's clock
-  double t_arrive = 0;         ///< destination VM's clock (t_r)
-  double t_request = 0;        ///< destination VM's clock (t_rq): the receiver waited t_r - t_rq
+  std::uint64_t bytes = 0;  ///< the message's payload
+  double t_send = 0;        ///< source VM's clock
+  double t_arrive = 0;      ///< destination VM's clock (t_r)
+  double t_request = 0;     ///< destination VM's clock (t_rq): the receiver waited t_r - t_rq
 };
 static_assert(sizeof(LateArrival) == 48, "part of the wire format");
 
@@ -98,7 +98,7 @@ struct ProbeReply {
   double t_received = 0;  ///< the answering daemon's clock when the probe arrived
   double t_replied = 0;   ///< ...and when it sent this reply (clock offsets, rule 3)
   std::uint64_t seq = 0;
-  std::int32_t vm_count = 0;  ///< doubles that follow
+  std::int32_t vm_count = 0;     ///< doubles that follow
   std::int32_t probe_bytes = 0;  ///< the probe's Probe::bytes (rule 4)
 };
 

@@ -38,13 +38,14 @@
 
 #include "mcm/host_match.h"
 
-
 namespace mcm {
 
 /// N x N values; NaN where nothing was measured (the diagonal always).
 using Matrix = std::vector<std::vector<double>>;
 inline constexpr double kNotMeasured = std::numeric_limits<double>::quiet_NaN();
-inline bool measured(double value) { return !std::isnan(value); }
+inline bool measured(double value) {
+  return !std::isnan(value);
+}
 Matrix empty_matrix(std::size_t n);
 
 /// One one-hop detour source -> via -> destination, as ranked by mcm-probe.
@@ -79,8 +80,8 @@ struct Topology {
   Matrix beta_bytes_per_us;
   std::optional<std::vector<std::vector<int>>> sensibility;
   SensibilityInfo sensibility_info;
-  std::vector<std::vector<std::vector<int>>> alternatives;    ///< empty when not ranked yet
-  std::vector<std::vector<std::vector<Detour>>> detours;      ///< likewise
+  std::vector<std::vector<std::vector<int>>> alternatives;  ///< empty when not ranked yet
+  std::vector<std::vector<std::vector<Detour>>> detours;    ///< likewise
 
   std::size_t size() const { return hosts.size(); }
   /// The index of `size` in sizes, or -1.

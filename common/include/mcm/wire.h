@@ -89,11 +89,13 @@ namespace mcm::wire {
 constexpr int kTagDataBase = 1024;
 
 /// The tag of a frame travelling to application world rank `world_rank`.
-constexpr int data_tag(int world_rank) { return kTagDataBase + world_rank; }
+constexpr int data_tag(int world_rank) {
+  return kTagDataBase + world_rank;
+}
 
 enum Kind : std::uint8_t {
-  kData = 1,      ///< a chunk of an application message
-  kMatchAck = 2,  ///< the receiver matched a synchronous send (no payload)
+  kData = 1,         ///< a chunk of an application message
+  kMatchAck = 2,     ///< the receiver matched a synchronous send (no payload)
   kRouteUpdate = 3,  ///< daemon -> rank of its VM (adaptive): how to send to VM `tag` (rule 7)
   kFlush = 4,        ///< sender -> receiver (adaptive): no frame follows before kFlushAck
   kFlushAck = 5,     ///< receiver -> sender: every frame before the flush was delivered
@@ -107,7 +109,7 @@ constexpr int kInitialRoutesEnd = -1;
 constexpr std::size_t kFenceCopyBytes = 65536;
 
 enum Flags : std::uint8_t {
-  kFlagSync = 1,  ///< sender waits for kMatchAck (MPI_Ssend family)
+  kFlagSync = 1,            ///< sender waits for kMatchAck (MPI_Ssend family)
   kFlagThroughDaemons = 2,  ///< kRouteUpdate: send through the daemons (detoured)
 };
 
@@ -116,20 +118,20 @@ enum Flags : std::uint8_t {
 struct Envelope {
   std::uint8_t kind = kData;
   std::uint8_t flags = 0;
-  std::int16_t via = -1;           ///< intermediate VM index, -1: direct
-  std::int32_t source = -1;        ///< sender's world rank
-  std::int32_t destination = -1;   ///< receiver's world rank
-  std::int32_t context = -1;       ///< MCM context id of the communicator
+  std::int16_t via = -1;             ///< intermediate VM index, -1: direct
+  std::int32_t source = -1;          ///< sender's world rank
+  std::int32_t destination = -1;     ///< receiver's world rank
+  std::int32_t context = -1;         ///< MCM context id of the communicator
   std::int32_t source_in_comm = -1;  ///< sender's rank as the receiver sees it (MPI_SOURCE)
-  std::int32_t tag = 0;            ///< the application's tag
-  std::uint64_t seq = 0;           ///< per (source, destination, context), from 0
-  std::uint64_t msg_id = 0;        ///< unique per sender: identifies a message's frames
-  std::uint64_t message_bytes = 0; ///< payload bytes of the whole message
-  std::uint64_t offset = 0;        ///< this frame's first payload byte in the message
-  std::uint32_t chunk_bytes = 0;   ///< payload bytes in this frame
+  std::int32_t tag = 0;              ///< the application's tag
+  std::uint64_t seq = 0;             ///< per (source, destination, context), from 0
+  std::uint64_t msg_id = 0;          ///< unique per sender: identifies a message's frames
+  std::uint64_t message_bytes = 0;   ///< payload bytes of the whole message
+  std::uint64_t offset = 0;          ///< this frame's first payload byte in the message
+  std::uint32_t chunk_bytes = 0;     ///< payload bytes in this frame
   std::uint32_t reserved = 0;
-  double t_send = 0;               ///< t_s: when the source shim sent the message
-  double t_arrive = 0;             ///< t_r: when the destination daemon had it all
+  double t_send = 0;    ///< t_s: when the source shim sent the message
+  double t_arrive = 0;  ///< t_r: when the destination daemon had it all
 };
 static_assert(sizeof(Envelope) == 80, "the envelope is part of the wire format");
 
@@ -141,7 +143,9 @@ static_assert(sizeof(Envelope) == 80, "the envelope is part of the wire format")
 constexpr std::size_t kMinFrameCharge = 4096;
 
 /// The flow-control charge of a frame of `bytes` (envelope included).
-inline std::size_t charge(std::size_t bytes) { return bytes < kMinFrameCharge ? kMinFrameCharge : bytes; }
+inline std::size_t charge(std::size_t bytes) {
+  return bytes < kMinFrameCharge ? kMinFrameCharge : bytes;
+}
 
 /// Whether `e` is the last frame of its message.
 inline bool is_last_frame(const Envelope& e) {
