@@ -1,11 +1,12 @@
 #include "plumbing/daemon_options.h"
 
-#include <charconv>
 #include <cstdio>
 #include <limits>
 #include <optional>
 #include <stdexcept>
 #include <string_view>
+
+#include "mcm/whole_integer.h"
 
 namespace mcm::daemon {
 namespace {
@@ -25,15 +26,14 @@ constexpr const char* kUsage =
 /// `text` as an integer in lo..hi, for option `name`.
 long long integer_option(std::string_view name, const std::string& text, long long lo,
                          long long hi) {
-  long long n = 0;
-  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
-  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() || n < lo || n > hi)
+  const std::optional<long long> n = whole_integer(text);
+  if (!n || *n < lo || *n > hi)
     throw std::runtime_error(
         std::string(name) + " '" + text + "': expected an integer " +
         (hi == std::numeric_limits<long long>::max()
              ? "of at least " + std::to_string(lo)
              : "between " + std::to_string(lo) + " and " + std::to_string(hi)));
-  return n;
+  return *n;
 }
 
 }  // namespace

@@ -12,11 +12,13 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <charconv>
 #include <chrono>
 #include <cstring>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
+
+#include "mcm/whole_integer.h"
 
 namespace probe {
 namespace {
@@ -97,7 +99,8 @@ FloodAgent::FloodAgent() {
 FloodAgent::~FloodAgent() {
   stop();
   const char byte = 0;
-  if (write(wake_pipe_[1], &byte, 1) < 0) { /* the thread then exits at its next poll */
+  if (write(wake_pipe_[1], &byte, 1) < 0) {
+    // the thread then exits at its next poll
   }
   drain_.join();
   close(wake_pipe_[0]);
@@ -137,18 +140,17 @@ bool FloodAgent::start(const std::string& peer_endpoint, double rate_bytes_per_s
                        std::string& error) {
   stop();
   const auto colon = peer_endpoint.rfind(':');
-  int port = 0;
-  const char* digits = colon == std::string::npos ? nullptr : peer_endpoint.c_str() + colon + 1;
-  const char* end = peer_endpoint.c_str() + peer_endpoint.size();
-  if (digits == nullptr || std::from_chars(digits, end, port).ptr != end || digits == end ||
-      port <= 0 || port > 65535) {
+  const std::optional<int> port = colon == std::string::npos
+                                      ? std::nullopt
+                                      : mcm::whole_integer<int>(peer_endpoint.substr(colon + 1));
+  if (!port || *port <= 0 || *port > 65535) {
     error = "bad flood endpoint '" + peer_endpoint + "' (expected ADDRESSES:PORT)";
     return false;
   }
   std::stringstream addresses(peer_endpoint.substr(0, colon));
   std::string addr;
   while (std::getline(addresses, addr, ',')) {
-    const int fd = connect_to(addr, port, 1000);
+    const int fd = connect_to(addr, *port, 1000);
     if (fd < 0) continue;
     sending_ = true;
     sent_ = 0;

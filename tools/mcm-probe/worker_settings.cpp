@@ -1,9 +1,10 @@
 #include "worker_settings.h"
 
-#include <charconv>
 #include <locale>
 #include <sstream>
 #include <stdexcept>
+
+#include "mcm/whole_integer.h"
 
 namespace probe {
 namespace {
@@ -23,13 +24,10 @@ std::string number(double x) {
   return out.str();
 }
 
-/// The whole of `text` as an integer (std::stoll would take "12abc" as 12).
-long long whole_integer(const std::string& text, const std::string& option) {
-  long long n = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
-  if (text.empty() || ec != std::errc() || end != text.data() + text.size())
-    throw std::invalid_argument(option + " '" + text + "': not an integer");
-  return n;
+/// The whole of `text` as an integer (mcm/whole_integer.h), for argument `option`.
+long long integer(const std::string& text, const std::string& option) {
+  if (const auto n = mcm::whole_integer(text)) return *n;
+  throw std::invalid_argument(option + " '" + text + "': not an integer");
 }
 
 /// The whole of `text` as a number, as number() wrote it (the classic locale).
@@ -73,9 +71,9 @@ std::optional<WorkerSettings> from_args(const std::vector<std::string>& args, st
       if (a == "--hosts") {
         while (std::getline(list, item, ',')) s.hosts.push_back(item);
       } else if (a == "--sizes") {
-        while (std::getline(list, item, ',')) s.sizes.push_back(whole_integer(item, a));
+        while (std::getline(list, item, ',')) s.sizes.push_back(integer(item, a));
       } else if (a == "--reference-size") {
-        s.reference_size = whole_integer(v, a);
+        s.reference_size = integer(v, a);
       } else if (a == "--budget") {
         s.budget_seconds = whole_number(v, a);
       } else if (a == "--factor") {
@@ -83,9 +81,14 @@ std::optional<WorkerSettings> from_args(const std::vector<std::string>& args, st
       } else if (a == "--flood-rate") {
         s.flood_rate = whole_number(v, a);
       } else if (a == "--progress") {
-        if (v != "bar" && v != "none" && v != "lines")
+        if (v == "bar")
+          s.progress = Progress::bar;
+        else if (v == "lines")
+          s.progress = Progress::lines;
+        else if (v == "none")
+          s.progress = Progress::none;
+        else
           throw std::invalid_argument("--progress '" + v + "': not bar, lines or none");
-        s.progress = v == "bar" ? Progress::bar : v == "none" ? Progress::none : Progress::lines;
       } else {
         throw std::invalid_argument("unknown argument " + a);
       }

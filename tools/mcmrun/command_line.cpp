@@ -1,10 +1,10 @@
 #include "command_line.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cstdlib>
 
 #include "mcm/error.h"
+#include "mcm/whole_integer.h"
 
 namespace mcmrun {
 namespace {
@@ -122,9 +122,8 @@ const OwnSpec* find_own_option(std::string_view name) {
 }
 
 bool is_positive_integer(std::string_view text) {
-  int n = 0;
-  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
-  return !text.empty() && ec == std::errc() && ptr == text.data() + text.size() && n > 0;
+  const std::optional<int> n = mcm::whole_integer<int>(text);
+  return n && *n > 0;
 }
 
 /// Walks the arguments once, context by context.
