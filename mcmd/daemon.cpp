@@ -7,6 +7,7 @@
 #include <csignal>
 
 #include "mcm/protocol.h"
+#include "plumbing/vm_names.h"
 
 namespace mcm::daemon {
 
@@ -28,7 +29,7 @@ Daemon::Daemon(const Layout& layout, const DaemonOptions& options, const Doorbel
       log_(std::move(log)),
       signals_(io_, SIGTERM, SIGINT, SIGHUP),
       doorbell_(io_),
-      poller_(io_, options.max_idle_sleep),
+      poller_(io_, mpi_transport(), options.max_idle_sleep),
       priority_(options.nice, current_priority(), options.mode == Mode::relay, kPriorityLinger,
                 request_process_priority),
       bell_(doorbell) {
@@ -47,13 +48,13 @@ Daemon::Daemon(const Layout& layout, const DaemonOptions& options, const Doorbel
   if (doorbell.fd() >= 0) doorbell_.assign(::dup(doorbell.fd()));
   if (options.mode == Mode::relay || options.mode == Mode::adaptive) {
     RelaySettings settings{static_cast<std::size_t>(options.relay.chunk_bytes),
-                           static_cast<std::size_t>(options.relay.buffer_bytes), options.routes,
-                           options.vm_name};
-    relay_ = std::make_unique<Relay>(layout_, poller_, doorbell, settings, log_);
-    runtime_ = std::make_unique<Runtime>(layout_, poller_, io_, doorbell, options.runtime,
-                                         options.topology ? &*options.topology : nullptr,
-                                         relay_->vm_names(), relay_->static_vias(),
-                                         options.mode == Mode::adaptive, log_);
+                           static_cast<std::size_t>(options.relay.buffer_bytes), options.routes};
+    relay_ = std::make_unique<Relay>(layout_, poller_, doorbell, settings,
+                                     gather_vm_names(layout_, options.vm_name), log_);
+    runtime_ = std::make_unique<Runtime>(
+        layout_, poller_, io_, doorbell, options.runtime,
+        options.topology ? &*options.topology : nullptr, relay_->vm_names(), relay_->static_vias(),
+        estimate_clock_offsets(layout_, poller_.transport()), options.mode == Mode::adaptive, log_);
     relay_->set_dynamic_routes([this](int vm) { return runtime_->via(vm); });
     runtime_->set_backlog([this](int vm) { return relay_->unmatched_at(vm); });
   }
@@ -122,8 +123,8 @@ void Daemon::log_cpu_time() const {
 
 void Daemon::expect_finalizing_rank() {
   MPI_Request request;
-  PMPI_Irecv(nullptr, 0, MPI_BYTE, MPI_ANY_SOURCE, protocol::kTagAppFinalizing,
-             layout_.private_comm, &request);
+  poller_.transport().irecv(nullptr, 0, MPI_ANY_SOURCE, protocol::kTagAppFinalizing,
+                            layout_.private_comm, &request);
   // Background: the rank rings the doorbell as it sends (an idle daemon sleeps).
   poller_.watch(
       request, [this](const MPI_Status& status) { on_rank_finalizing(status); },
@@ -153,7 +154,7 @@ void Daemon::enter_shutdown_barrier() {
 
 void Daemon::barrier(std::function<void()> then) {
   MPI_Request request;
-  PMPI_Ibarrier(layout_.role_comm, &request);
+  poller_.transport().ibarrier(layout_.role_comm, &request);
   poller_.watch(request, [then = std::move(then)](const MPI_Status&) { then(); });
 }
 

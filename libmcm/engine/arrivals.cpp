@@ -1,5 +1,5 @@
 // The engine's receiving side (Engine, engine/engine.h): probes, and frames as they arrive
-// (wire.h rules 4-7, 11): reassembly, matching, arrival times, late-message reports and
+// (frames.h rules 4-7, 11): reassembly, matching, arrival times, late-message reports and
 // the match ACKs of synchronous sends.
 #include <cstring>
 
@@ -67,26 +67,26 @@ MPI_Request Engine::imrecv(void* buf, int count, MPI_Datatype type, MPI_Message*
 
 // ---- arriving frames -------------------------------------------------------------------
 
-void Engine::on_frame(const wire::Envelope& e, const char* payload) {
-  if (e.kind == wire::kFlushAck) {
+void Engine::on_frame(const protocol::Envelope& e, const char* payload) {
+  if (e.kind == protocol::kFlushAck) {
     on_flush_ack(e);
     return;
   }
-  if (adaptive_ && (e.kind == wire::kData || e.kind == wire::kFlush) && e.offset == 0)
+  if (adaptive_ && (e.kind == protocol::kData || e.kind == protocol::kFlush) && e.offset == 0)
     open_epoch(e);
-  if (e.kind == wire::kFlush) {
+  if (e.kind == protocol::kFlush) {
     Message* marker = new Message;
     marker->envelope = e;
     const Arrival a{e.context, e.source, e.source_in_comm, e.tag, e.seq, /*marker=*/true};
     for (const auto& [message, arrival] : matcher_.arrive(marker, a)) match(message, arrival);
     return;
   }
-  if (e.kind == wire::kRouteUpdate) {
-    frames_.set_through_daemons(e.tag, (e.flags & wire::kFlagThroughDaemons) != 0, e.via);
+  if (e.kind == protocol::kRouteUpdate) {
+    frames_.set_through_daemons(e.tag, (e.flags & protocol::kFlagThroughDaemons) != 0, e.via);
     ++counters_.route_updates;
     return;
   }
-  if (e.kind == wire::kMatchAck) {
+  if (e.kind == protocol::kMatchAck) {
     const auto it = awaiting_ack_.find(e.msg_id);
     if (it == awaiting_ack_.end()) return;
     Op* op = it->second;
@@ -121,7 +121,7 @@ void Engine::on_frame(const wire::Envelope& e, const char* payload) {
   }
 }
 
-void Engine::store(Message* m, const wire::Envelope& e, const char* payload) {
+void Engine::store(Message* m, const protocol::Envelope& e, const char* payload) {
   if (e.chunk_bytes == 0) return;
   Op* r = m->receive;
   if (r != nullptr && r->target.base != nullptr) {
@@ -146,11 +146,11 @@ void Engine::bind(Op* op, Message* m) {
     std::memcpy(op->target.base, m->data.data(), n);
     std::vector<char>().swap(m->data);  // later frames go straight to the target
   }
-  if (m->envelope.flags & wire::kFlagSync) send_ack(m->envelope);
+  if (m->envelope.flags & protocol::kFlagSync) send_ack(m->envelope);
   if (m->complete()) finish_receive(op);
 }
 
-void Engine::note_arrival(Message* m, const wire::Envelope& e) {
+void Engine::note_arrival(Message* m, const protocol::Envelope& e) {
   if (e.t_arrive > 0) {  // stamped by this VM's daemon when the last frame reached it
     m->t_arrival = e.t_arrive;
     return;
@@ -168,12 +168,12 @@ void Engine::note_arrival(Message* m, const wire::Envelope& e) {
 }
 
 void Engine::report_if_late(const Op& op, const Message& m) {
-  const wire::Envelope& e = m.envelope;
+  const protocol::Envelope& e = m.envelope;
   const int source_vm = layout_->vm_of_world_rank[static_cast<size_t>(e.source)];
   if (!reporting_ || source_vm == layout_->vm || source_vm < 0 || m.native) return;
   if (!(m.t_arrival > op.t_request)) return;  // it was there before it was asked for
   ++counters_.late_messages;
-  path::LateArrival a;
+  protocol::LateArrival a;
   a.source_vm = source_vm;
   a.destination_vm = layout_->vm;
   a.via = e.via;
@@ -202,9 +202,9 @@ void Engine::finish_receive(Op* op) {
   complete(op);
 }
 
-void Engine::send_ack(const wire::Envelope& of) {
-  wire::Envelope ack;
-  ack.kind = wire::kMatchAck;
+void Engine::send_ack(const protocol::Envelope& of) {
+  protocol::Envelope ack;
+  ack.kind = protocol::kMatchAck;
   ack.source = layout_->world_rank;
   ack.destination = of.source;
   ack.context = of.context;

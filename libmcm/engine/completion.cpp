@@ -49,7 +49,7 @@ bool Engine::progress() {
     gap_start_ = last_progress_end_;
     gap_end_ = start;
   }
-  bool moved = frames_.poll([this](const wire::Envelope& e, const char* p) { on_frame(e, p); },
+  bool moved = frames_.poll([this](const protocol::Envelope& e, const char* p) { on_frame(e, p); },
                             [this](Op* op) { on_sent(op); });
   if (!natives_.empty()) moved = poll_natives() || moved;
   last_progress_end_ = mcm::wall_seconds();

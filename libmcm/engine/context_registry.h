@@ -1,7 +1,7 @@
 // Which communicators the engine manages, and how their ranks map to world ranks.
 //
 // Every managed communicator has a *context id*, the same in all its processes, that
-// frames carry (wire::Envelope::context) so the receiver knows which communicator a
+// frames carry (protocol::Envelope::context) so the receiver knows which communicator a
 // message belongs to. Rank 0 of the new communicator (of a temporary merge, for an
 // intercommunicator) allocates the id from its own sequence, unique in the whole job
 // (context_ids.h), and broadcasts it: one collective per new communicator, with or
@@ -36,7 +36,7 @@ namespace mcm::engine {
 struct Op;
 
 /// Mode adaptive: how this rank sends to one peer of a communicator on another VM
-/// (wire.h rules 9-11). Native while the pair is healthy; a fence, then frames, while it
+/// (frames.h rules 9-11). Native while the pair is healthy; a fence, then frames, while it
 /// is detoured; held back, from the flush until its acknowledgement, while it returns.
 struct PeerSendState {
   std::uint64_t natives = 0;         ///< messages sent natively (fences included)

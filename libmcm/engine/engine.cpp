@@ -40,8 +40,8 @@ void Engine::start(const mcm::Layout& layout, std::size_t chunk_bytes, bool adap
   PMPI_Query_thread(&provided);
   multithreaded_ = provided == MPI_THREAD_MULTIPLE;
   blocking_ = adaptive_ && !multithreaded_;
-  frames_.start(layout, chunk_bytes, doorbell_, adaptive_);
-  late_.start(layout, doorbell_);
+  frames_.start(layout, chunk_bytes, doorbell_, mcm::mpi_transport(), adaptive_);
+  late_.start(layout, doorbell_, mcm::mpi_transport());
   reporting_ = layout.local_daemon >= 0;
   last_progress_end_ = gap_start_ = gap_end_ = mcm::wall_seconds();
   contexts_.start(layout.role_comm, mutex_);
@@ -138,8 +138,8 @@ void Engine::send_frames(Op* op, const Context& c, const void* buf) {
     packed = pack(buf, op->count, op->type);
     payload = packed.data();
   }
-  wire::Envelope e;
-  e.flags = op->mode == SendMode::synchronous ? wire::kFlagSync : 0;
+  protocol::Envelope e;
+  e.flags = op->mode == SendMode::synchronous ? protocol::kFlagSync : 0;
   e.source = layout_->world_rank;
   e.destination = c.world_of_peer[static_cast<size_t>(op->peer)];
   e.context = c.id;
@@ -202,7 +202,7 @@ void Engine::post_receive(Op* op) {
   if (Message* m = matcher_.post(op, Pattern{op->context, op->peer, op->tag})) {
     bind(op, m);
   } else if (adaptive_) {
-    // Backed by a native receive (wire.h rule 9): natives land straight in the buffer.
+    // Backed by a native receive (frames.h rule 9): natives land straight in the buffer.
     op->native = Op::Native::backing;
     PMPI_Irecv(op->buf, op->count, op->type, op->peer, op->tag, op->comm, &op->native_request);
     watch(op);

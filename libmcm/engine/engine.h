@@ -15,7 +15,7 @@
 // Errors on erroneous arguments (rank, tag, count, datatype) are left to MPI: the call is
 // passed through to PMPI unchanged, which raises exactly the error MPI would.
 //
-// Mode adaptive (wire.h rules 9-11, native_path.cpp): messages of healthy pairs are
+// Mode adaptive (frames.h rules 9-11, native_path.cpp): messages of healthy pairs are
 // plain MPI messages on the application's communicators; the engine frames only what
 // the daemons carry, backs every receive with a native one, and waits inside MPI
 // (block()) instead of polling and sleeping, unless the application runs
@@ -43,7 +43,7 @@ class Engine {
   static Engine& instance();
 
   /// `adaptive`: messages to other VMs go straight to their rank while the daemon has not
-  /// detoured their VM pair (wire.h rule 7); otherwise all go through the daemons.
+  /// detoured their VM pair (frames.h rule 7); otherwise all go through the daemons.
   void start(const mcm::Layout& layout, std::size_t chunk_bytes, bool adaptive = false);
   /// This rank's doorbell: open it (listening) before bootstrap() to publish its address;
   /// whoever hands this rank a frame rings it, and waiting loops sleep on it (Backoff).
@@ -57,7 +57,7 @@ class Engine {
   FairLock& lock() { return mutex_; }
   ContextRegistry& contexts() { return contexts_; }
 
-  /// How the next message to `peer` of `c` travels (mode adaptive: wire.h rules 9-11;
+  /// How the next message to `peer` of `c` travels (mode adaptive: frames.h rules 9-11;
   /// otherwise always frames). Deciding is part of sending: a native decision counts the
   /// message as sent natively, and leaving a detour sends the flush.
   enum class SendPath { native, fence, frames, hold };
@@ -136,7 +136,7 @@ class Engine {
     std::uint64_t messages_sent = 0, bytes_sent = 0, frames_sent = 0;
     std::uint64_t messages_received = 0, bytes_received = 0, match_acks_sent = 0;
     /// Messages from other VMs that arrived after their receive was posted (t_r > t_rq),
-    /// each reported to its source VM's daemon (mcm/path_messages.h).
+    /// each reported to its source VM's daemon (mcm/protocol/runtime_messages.h).
     std::uint64_t late_messages = 0;
     std::uint64_t route_updates = 0;  ///< kRouteUpdate frames from the daemon (adaptive)
     /// Mode adaptive: messages sent natively (healthy pairs and fences; not counted in
@@ -145,7 +145,7 @@ class Engine {
     std::uint64_t native_sends = 0, fences = 0, natives_taken = 0, flushes = 0;
   };
   const Counters& counters() const { return counters_; }
-  /// Messages sent straight to another VM's daemon (direct detours, mcm/wire.h rule 7).
+  /// Messages sent straight to another VM's daemon (direct detours, mcm/protocol/frames.h rule 7).
   std::uint64_t detoured_messages() const { return frames_.detoured_messages(); }
   /// Late-message records handed to MPI for the source daemons (== late_messages after
   /// stop()).
@@ -168,11 +168,11 @@ class Engine {
   /// Sends op's message the way send_path() chose (frames: also MPI_PROC_NULL, or a
   /// communicator gone, `c` null).
   void send_by(Op* op, Context* c, SendPath path);
-  /// The message of `op` as a fence (wire.h rule 10).
+  /// The message of `op` as a fence (frames.h rule 10).
   void send_fence(Op* op, Context& c);
-  /// Sends a kFlush to `peer` of `c` (wire.h rule 11).
+  /// Sends a kFlush to `peer` of `c` (frames.h rule 11).
   void send_flush(Context& c, int peer, PeerSendState& state);
-  /// Holds the message of `op` until the flush is answered (wire.h rule 11).
+  /// Holds the message of `op` until the flush is answered (frames.h rule 11).
   void hold(Op* op, PeerSendState& state);
   /// Sends the held messages of `state`: natively, or as frames when detoured again.
   void release_held(Context& c, PeerSendState& state, bool as_frames);
@@ -198,22 +198,22 @@ class Engine {
   /// Matches `m` now (Matcher::offer) and binds it, or handles the flush it is; a
   /// receive found taken (unback()) passes it on to the next receive that accepts it.
   void match(Message* m, const Arrival& a);
-  void open_epoch(const wire::Envelope& e);
+  void open_epoch(const protocol::Envelope& e);
   void on_flush(Message* marker);
-  void on_flush_ack(const wire::Envelope& e);
+  void on_flush_ack(const protocol::Envelope& e);
   void post_receive(Op* op);
-  void on_frame(const wire::Envelope& e, const char* payload);
+  void on_frame(const protocol::Envelope& e, const char* payload);
   void on_sent(Op* op);
   void bind(Op* op, Message* m);
-  void store(Message* m, const wire::Envelope& e, const char* payload);
+  void store(Message* m, const protocol::Envelope& e, const char* payload);
   void finish_receive(Op* op);
   /// Stamps t_r on a message whose last frame `e` just arrived.
-  void note_arrival(Message* m, const wire::Envelope& e);
+  void note_arrival(Message* m, const protocol::Envelope& e);
   /// The ACK rule: reports `m` to its source VM's daemon when op waited for it.
   void report_if_late(const Op& op, const Message& m);
   void maybe_finish_send(Op* op);
   void complete(Op* op);
-  void send_ack(const wire::Envelope& of);
+  void send_ack(const protocol::Envelope& of);
   void release(Op* op);
 
   bool active_ = false;
@@ -246,7 +246,7 @@ class Engine {
   /// on the wire in its first turn, so a wait that lasted more than kPollGap found no
   /// frame at its start: what woke it (and what came with it) arrived during the wait,
   /// while the rank was in MPI, and is dated now, precisely (the frames of a direct
-  /// detour bring no daemon's stamp, mcm/wire.h rule 7). A shorter wait changes nothing:
+  /// detour bring no daemon's stamp, mcm/protocol/frames.h rule 7). A shorter wait changes nothing:
   /// its frame may have come during the gap before it.
   void note_blocked_in_mpi(double start);
   Matcher<Message, Op> matcher_;

@@ -1,7 +1,11 @@
 #include "engine/frame_io.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+
+#include "mcm/protocol/codec.h"
 
 namespace mcm::engine {
 namespace {
@@ -16,40 +20,44 @@ constexpr int kRendezvousFromBytes = 4096;
 }  // namespace
 
 void FrameIO::start(const mcm::Layout& layout, std::size_t chunk_bytes, const Doorbell& bell,
-                    bool adaptive) {
+                    Transport& transport, bool adaptive) {
+  transport_ = &transport;
   through_daemons_.assign(static_cast<size_t>(std::max(layout.daemon_count, 0)), adaptive ? 0 : 1);
   via_of_vm_.assign(through_daemons_.size(), -1);
   layout_ = &layout;
   chunk_bytes_ = std::max<std::size_t>(chunk_bytes, 1024);
   has_daemon_ = layout.local_daemon >= 0;
-  my_tag_ = wire::data_tag(layout.world_rank);
+  my_tag_ = protocol::data_tag(layout.world_rank);
   bell_ = &bell;
-  lane_window_bytes_ = kLaneWindowFrames * wire::charge(sizeof(wire::Envelope) + chunk_bytes_);
+  lane_window_bytes_ =
+      kLaneWindowFrames * protocol::charge(sizeof(protocol::Envelope) + chunk_bytes_);
   use_attention_ = adaptive;
   if (use_attention_) {
-    // The initial routes (wire.h rule 7), before any application message can leave.
+    // The initial routes (frames.h rule 7), before any application message can leave.
     for (;;) {
-      wire::Envelope e;
-      PMPI_Recv(&e, sizeof e, MPI_BYTE, layout.local_daemon, my_tag_, layout.private_comm,
-                MPI_STATUS_IGNORE);
-      if (e.kind != wire::kRouteUpdate || e.tag == wire::kInitialRoutesEnd) break;
-      set_through_daemons(e.tag, (e.flags & wire::kFlagThroughDaemons) != 0, e.via);
+      char frame[sizeof(protocol::Envelope)];
+      const Probed got =
+          transport.recv(frame, sizeof frame, layout.local_daemon, my_tag_, layout.private_comm);
+      const auto read = protocol::read_envelope(frame, static_cast<std::size_t>(got.bytes));
+      if (!read) fail_on_frame(read.error, layout.local_daemon);
+      const protocol::Envelope& e = *read;
+      if (e.kind != protocol::kRouteUpdate || e.tag == protocol::kInitialRoutesEnd) break;
+      set_through_daemons(e.tag, (e.flags & protocol::kFlagThroughDaemons) != 0, e.via);
     }
-    attention_buffer_.resize(sizeof(wire::Envelope) + chunk_bytes_);
+    attention_buffer_.resize(sizeof(protocol::Envelope) + chunk_bytes_);
     post_attention();
   }
 }
 
 void FrameIO::stop() {
   if (attention_ == MPI_REQUEST_NULL) return;
-  PMPI_Cancel(&attention_);
-  PMPI_Wait(&attention_, MPI_STATUS_IGNORE);
+  transport_->cancel_receive(&attention_);
   use_attention_ = false;
 }
 
 void FrameIO::post_attention() {
-  PMPI_Irecv(attention_buffer_.data(), static_cast<int>(attention_buffer_.size()), MPI_BYTE,
-             MPI_ANY_SOURCE, my_tag_, layout_->private_comm, &attention_);
+  transport_->irecv(attention_buffer_.data(), static_cast<int>(attention_buffer_.size()),
+                    MPI_ANY_SOURCE, my_tag_, layout_->private_comm, &attention_);
 }
 
 void FrameIO::wait_set(std::vector<MPI_Request>& out) const {
@@ -74,12 +82,13 @@ void FrameIO::post(std::unique_ptr<char[]> buffer, int bytes, int hop, int tag, 
   if (lane != nullptr && (bytes <= kRendezvousFromBytes || hop != layout_->local_daemon)) {
     // An eager frame (on TCP, to another VM's daemon, up to 64 KiB): only a synchronous
     // send tells when the daemon matched it.
-    PMPI_Issend(buffer.get(), bytes, MPI_BYTE, hop, tag, layout_->private_comm, &request);
+    transport_->issend(buffer.get(), bytes, hop, tag, layout_->private_comm, &request);
   } else {
     // Above the eager limit the send completes only once matched anyway (rendezvous).
-    PMPI_Isend(buffer.get(), bytes, MPI_BYTE, hop, tag, layout_->private_comm, &request);
+    transport_->isend(buffer.get(), bytes, hop, tag, layout_->private_comm, &request);
   }
-  const std::size_t charge = lane != nullptr ? wire::charge(static_cast<std::size_t>(bytes)) : 0;
+  const std::size_t charge =
+      lane != nullptr ? protocol::charge(static_cast<std::size_t>(bytes)) : 0;
   if (lane != nullptr) lane->unmatched += charge;
   requests_.push_back(request);
   posted_.push_back(Posted{std::move(buffer), op, lane, charge});
@@ -89,7 +98,7 @@ void FrameIO::post_waiting(Lane& lane) {
   int rung = -1;
   while (!lane.waiting.empty() &&
          (lane.unmatched == 0 ||
-          lane.unmatched + wire::charge(static_cast<std::size_t>(lane.waiting.front().bytes)) <=
+          lane.unmatched + protocol::charge(static_cast<std::size_t>(lane.waiting.front().bytes)) <=
               lane_window_bytes_)) {
     Waiting& w = lane.waiting.front();
     const int hop = w.hop;
@@ -118,9 +127,9 @@ int FrameIO::next_hop(int destination) const {
   return via >= 0 ? layout_->daemon_of_vm[static_cast<size_t>(via)] : layout_->local_daemon;
 }
 
-int FrameIO::send(wire::Envelope e, const char* payload, Op* op) {
+int FrameIO::send(protocol::Envelope e, const char* payload, Op* op) {
   const int hop = next_hop(e.destination);
-  const int tag = wire::data_tag(e.destination);
+  const int tag = protocol::data_tag(e.destination);
   Lane* lane = nullptr;
   if (hop != e.destination) {  // to a daemon: this VM's, or a direct detour's via
     lane = &lanes_[e.destination];
@@ -138,7 +147,7 @@ int FrameIO::send(wire::Envelope e, const char* payload, Op* op) {
     e.offset = offset;
     e.chunk_bytes = static_cast<std::uint32_t>(n);
     std::unique_ptr<char[]> buffer(new char[sizeof e + n]);
-    std::memcpy(buffer.get(), &e, sizeof e);
+    protocol::write_envelope(e, buffer.get());
     if (n > 0) std::memcpy(buffer.get() + sizeof e, payload + offset, n);
     const int bytes = static_cast<int>(sizeof e + n);
     if (lane != nullptr) {
@@ -185,18 +194,24 @@ void FrameIO::handle(const char* data, int bytes, int source, const FrameHandler
   // A large frame came by rendezvous: its sender can complete its send now.
   if (bytes > kRendezvousFromBytes)
     bell_->ring(layout_->doorbell_of_world_rank[static_cast<size_t>(source)]);
-  wire::Envelope e;
-  std::memcpy(&e, data, sizeof e);
-  on_frame(e, data + sizeof e);
+  const auto e = protocol::read_envelope(data, static_cast<std::size_t>(bytes));
+  if (!e) fail_on_frame(e.error, source);
+  on_frame(*e, data + sizeof(protocol::Envelope));
+}
+
+void FrameIO::fail_on_frame(const std::string& why, int source) const {
+  std::fprintf(stderr, "libmcm: world rank %d: a %s from world rank %d; aborting the job\n",
+               layout_->world_rank, why.c_str(), source);
+  PMPI_Abort(MPI_COMM_WORLD, 1);
+  std::abort();  // PMPI_Abort does not return
 }
 
 bool FrameIO::poll(const FrameHandler& on_frame, const SentHandler& on_sent) {
   bool moved = false;
   if (!requests_.empty()) {
-    int count = 0;
     done_.resize(requests_.size());
-    PMPI_Testsome(static_cast<int>(requests_.size()), requests_.data(), &count, done_.data(),
-                  MPI_STATUSES_IGNORE);
+    const int count = transport_->testsome(static_cast<int>(requests_.size()), requests_.data(),
+                                           done_.data(), MPI_STATUSES_IGNORE);
     if ((count != MPI_UNDEFINED && count > 0) || sends_completed_) {
       sends_completed_ = false;
       moved = true;
@@ -205,14 +220,9 @@ bool FrameIO::poll(const FrameHandler& on_frame, const SentHandler& on_sent) {
   }
   if (use_attention_) {
     for (int i = 0; i < kMaxFramesPerPoll; ++i) {
-      if (!attention_ready_) {
-        int flag = 0;
-        PMPI_Test(&attention_, &flag, &attention_status_);
-        if (!flag) break;
-      }
+      if (!attention_ready_ && !transport_->test(&attention_, &attention_status_)) break;
       attention_ready_ = false;
-      int bytes = 0;
-      PMPI_Get_count(&attention_status_, MPI_BYTE, &bytes);
+      const int bytes = transport_->received_bytes(attention_status_);
       // The frame moves to scratch_ before the receive is posted again.
       std::swap(attention_buffer_, scratch_);
       if (attention_buffer_.size() < scratch_.size()) attention_buffer_.resize(scratch_.size());
@@ -223,16 +233,14 @@ bool FrameIO::poll(const FrameHandler& on_frame, const SentHandler& on_sent) {
     return moved;
   }
   for (int i = 0; i < kMaxFramesPerPoll; ++i) {
-    int flag = 0;
     MPI_Message message;
-    MPI_Status status;
-    PMPI_Improbe(MPI_ANY_SOURCE, my_tag_, layout_->private_comm, &flag, &message, &status);
-    if (!flag) break;
-    int bytes = 0;
-    PMPI_Get_count(&status, MPI_BYTE, &bytes);
+    const auto probed =
+        transport_->improbe(MPI_ANY_SOURCE, my_tag_, layout_->private_comm, &message);
+    if (!probed) break;
+    const int bytes = probed->bytes;
     if (scratch_.size() < static_cast<size_t>(bytes)) scratch_.resize(static_cast<size_t>(bytes));
-    PMPI_Mrecv(scratch_.data(), bytes, MPI_BYTE, &message, MPI_STATUS_IGNORE);
-    handle(scratch_.data(), bytes, status.MPI_SOURCE, on_frame);
+    transport_->mrecv(scratch_.data(), bytes, &message);
+    handle(scratch_.data(), bytes, probed->source, on_frame);
     moved = true;
   }
   return moved;

@@ -1,25 +1,25 @@
-// Frames on the wire (mcm/wire.h): sending a message as frames, receiving frames.
+// Frames on the wire (mcm/protocol/frames.h): sending a message as frames, receiving frames.
 //
 // send(): cuts a message into frames of at most chunk_bytes payload, copies each into its
 // own buffer and hands it to MPI at once (PMPI_Isend), so MPI's own progress moves it even
 // while the application sits in a collective. The next hop of a frame to world rank D is
 // D itself when D is on this VM (or there is no daemon, or in mode adaptive while D's VM
 // is reached directly), in mode adaptive while D's VM is detoured through VM V the daemon
-// of V (a direct detour, wire.h rule 7: the shim writes `via`), else this VM's daemon;
+// of V (a direct detour, frames.h rule 7: the shim writes `via`), else this VM's daemon;
 // the next hop's doorbell is then rung once (mcm/doorbell.h) so that it polls at once.
 // Flow control towards a daemon, per destination: a frame for a daemon is sent so
 // that its send completes only once the daemon has matched it (PMPI_Issend to another
 // VM's daemon, and to this VM's up to the 4 KiB shared-memory eager limit; above it,
 // rendezvous does that already), and at most
-// kLaneWindowFrames frames of the largest size (wire::charge()) of each destination's frames are
-// unmatched at once; later ones wait here, in order, and leave as matches come back (a frame counts
-// as sent, for its operation's completion, when its send completes). The daemon takes a
+// kLaneWindowFrames frames of the largest size (protocol::charge()) of each destination's frames
+// are unmatched at once; later ones wait here, in order, and leave as matches come back (a frame
+// counts as sent, for its operation's completion, when its send completes). The daemon takes a
 // destination's frames only while that destination's quota has room, so this bounds what
 // a rank leaves in its daemon's MPI queue, however small its messages (small frames
 // travel eagerly and would otherwise pile up there), while a destination that has stopped
 // receiving never holds up frames for the others.
 // poll(): completes finished Isends (reporting each frame's Op) and receives up to a
-// bounded number of arrived frames (PMPI_Improbe + PMPI_Mrecv on this rank's data tag).
+// bounded number of arrived frames (improbe + mrecv on this rank's data tag).
 // Mode adaptive receives frames through one posted receive instead (the *attention*), so
 // that a wait blocked inside MPI (Engine::block, over wait_set()) wakes when a frame
 // arrives; one frame at a time, so they are handled in the order they were matched.
@@ -32,12 +32,14 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "mcm/bootstrap.h"
 #include "mcm/doorbell.h"
-#include "mcm/wire.h"
+#include "mcm/protocol/frames.h"
+#include "mcm/transport.h"
 
 namespace mcm::engine {
 
@@ -45,16 +47,17 @@ struct Op;
 
 class FrameIO {
  public:
-  using FrameHandler = std::function<void(const wire::Envelope&, const char* payload)>;
+  using FrameHandler = std::function<void(const protocol::Envelope&, const char* payload)>;
   using SentHandler = std::function<void(Op*)>;
 
-  /// `bell` (kept by reference) rings the next hops. `adaptive`: frames for other VMs go
-  /// straight to their rank until set_through_daemons() says otherwise (wire.h rule 7).
+  /// `bell` (kept by reference) rings the next hops; every MPI call goes through
+  /// `transport` (kept by reference; mcm/transport.h). `adaptive`: frames for other VMs go
+  /// straight to their rank until set_through_daemons() says otherwise (frames.h rule 7).
   void start(const mcm::Layout& layout, std::size_t chunk_bytes, const Doorbell& bell,
-             bool adaptive = false);
+             Transport& transport, bool adaptive = false);
   /// Mode adaptive: whether frames for ranks of VM `vm` go through the daemons, and
   /// through which: `via` >= 0 sends them straight to VM `via`'s daemon, which hands them
-  /// to their rank (a direct detour, wire.h rule 7); -1 to this VM's daemon.
+  /// to their rank (a direct detour, frames.h rule 7); -1 to this VM's daemon.
   void set_through_daemons(int vm, bool through, int via = -1);
   bool through_daemons(int vm) const {
     return vm >= 0 && vm < static_cast<int>(through_daemons_.size()) &&
@@ -72,7 +75,7 @@ class FrameIO {
   /// Sends the message described by `envelope` (message_bytes of `payload`) as frames;
   /// `op` (may be nullptr) is reported to on_sent once per frame that left.
   /// Returns the number of frames.
-  int send(wire::Envelope envelope, const char* payload, Op* op);
+  int send(protocol::Envelope envelope, const char* payload, Op* op);
 
   /// One round of progress. Returns whether anything moved.
   bool poll(const FrameHandler& on_frame, const SentHandler& on_sent);
@@ -111,14 +114,18 @@ class FrameIO {
   void post_attention();
   /// Handles one received frame of `bytes` in `data` from world rank `source`.
   void handle(const char* data, int bytes, int source, const FrameHandler& on_frame);
+  /// A frame that read_envelope() refused: says so on stderr and aborts the job (the
+  /// sender and this rank disagree on the format; nothing after it can be trusted).
+  [[noreturn]] void fail_on_frame(const std::string& why, int source) const;
 
   const mcm::Layout* layout_ = nullptr;
+  Transport* transport_ = nullptr;     ///< set by start()
   std::size_t chunk_bytes_ = 0;        ///< set by start()
   bool has_daemon_ = true;             ///< this rank's VM runs a daemon (layout.local_daemon)
   std::vector<char> through_daemons_;  ///< by VM: relay all 1; adaptive 0 until detoured
   std::vector<int> via_of_vm_;         ///< by VM: the direct detour's via, -1: own daemon
   int my_tag_ = 0;
-  std::vector<MPI_Request> requests_;    ///< contiguous for PMPI_Testsome
+  std::vector<MPI_Request> requests_;    ///< contiguous for testsome
   std::vector<Posted> posted_;           ///< posted_[i] belongs to requests_[i]
   std::unordered_map<int, Lane> lanes_;  ///< by destination world rank
   std::size_t lane_window_bytes_ = 0;    ///< set by start()
@@ -126,7 +133,7 @@ class FrameIO {
   std::uint64_t detoured_messages_ = 0;
   std::vector<Lane*> freed_lanes_;  ///< poll() scratch: lanes whose frames were matched
   std::vector<char> scratch_;
-  std::vector<int> done_;  ///< PMPI_Testsome scratch, reused by every poll
+  std::vector<int> done_;  ///< testsome scratch, reused by every poll
   std::vector<Op*> sent_;
   const Doorbell* bell_ = nullptr;
   bool sends_completed_ = false;  ///< completed() nulled a send: compact at next poll

@@ -26,7 +26,7 @@ struct Arrival {
   int source = -1;  ///< the sender's rank as the receiver sees it (MPI_SOURCE)
   int tag = 0;
   std::uint64_t seq = 0;
-  /// A flush (wire.h rule 11): takes its place in the order, matches no receive, and is
+  /// A flush (frames.h rule 11): takes its place in the order, matches no receive, and is
   /// handed back by arrive() once every message before it was.
   bool marker = false;
 };
@@ -70,7 +70,7 @@ class Matcher {
   }
 
   /// Matches a message now: one arrive() returned, one whose receive turned out to be
-  /// taken, or one outside the sequence numbers (a native taken out of MPI, wire.h rule
+  /// taken, or one outside the sequence numbers (a native taken out of MPI, frames.h rule
   /// 11). Returns the receive it matched, or nullptr: it joined the unexpected queue (a
   /// flush marker never joins it).
   Receive* offer(Message* m, const Arrival& a) {

@@ -1,4 +1,4 @@
-// Mode adaptive's native path (common/include/mcm/wire.h rules 9-11): the sender's
+// Mode adaptive's native path (common/include/mcm/protocol/frames.h rules 9-11): the sender's
 // choice between native, fence and frames; the native requests the engine watches
 // (receive backings, fences, persistent natives); epochs and flushes; and waiting inside
 // MPI (block()).
@@ -27,7 +27,7 @@ void set_flushing(PeerSendState& p, bool flushing) {
 /// (up to kFenceCopyBytes), and a buffered send always (MPI_Bsend completes locally).
 bool copied(const Op& op, std::size_t bytes) {
   return op.mode == SendMode::buffered ||
-         (op.mode != SendMode::synchronous && bytes <= wire::kFenceCopyBytes);
+         (op.mode != SendMode::synchronous && bytes <= protocol::kFenceCopyBytes);
 }
 
 std::uint64_t epoch_key(int sender, int context) {
@@ -94,8 +94,8 @@ void Engine::send_fence(Op* op, Context& c) {
 
 void Engine::send_flush(Context& c, int peer, PeerSendState& p) {
   set_flushing(p, true);
-  wire::Envelope e;
-  e.kind = wire::kFlush;
+  protocol::Envelope e;
+  e.kind = protocol::kFlush;
   e.source = layout_->world_rank;
   e.destination = c.world_of_peer[static_cast<size_t>(peer)];
   e.context = c.id;
@@ -147,7 +147,7 @@ void Engine::send_native(Op* op) {
   watch(op);
 }
 
-void Engine::on_flush_ack(const wire::Envelope& e) {
+void Engine::on_flush_ack(const protocol::Envelope& e) {
   Context* c = contexts_.find(e.context);
   if (c == nullptr || e.source_in_comm < 0 || e.source_in_comm >= c->peer_count()) return;
   PeerSendState& p = peer_state(*c, e.source_in_comm);
@@ -161,7 +161,7 @@ void Engine::on_flush_ack(const wire::Envelope& e) {
 
 // ---- the receiver's epochs ----------------------------------------------------------------
 
-void Engine::open_epoch(const wire::Envelope& e) {
+void Engine::open_epoch(const protocol::Envelope& e) {
   if (!epochs_.insert(epoch_key(e.source, e.context)).second) return;
   Context* c = contexts_.find(e.context);
   if (c == nullptr) return;
@@ -194,11 +194,11 @@ void Engine::open_epoch(const wire::Envelope& e) {
 }
 
 void Engine::on_flush(Message* marker) {
-  const wire::Envelope e = marker->envelope;
+  const protocol::Envelope e = marker->envelope;
   delete marker;
   epochs_.erase(epoch_key(e.source, e.context));
-  wire::Envelope ack;
-  ack.kind = wire::kFlushAck;
+  protocol::Envelope ack;
+  ack.kind = protocol::kFlushAck;
   ack.source = layout_->world_rank;
   ack.destination = e.source;
   ack.context = e.context;
@@ -208,7 +208,7 @@ void Engine::on_flush(Message* marker) {
 }
 
 void Engine::match(Message* m, const Arrival& a) {
-  if (m->envelope.kind == wire::kFlush) {
+  if (m->envelope.kind == protocol::kFlush) {
     on_flush(m);
     return;
   }

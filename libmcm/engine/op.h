@@ -8,7 +8,7 @@
 
 #include "engine/datatype.h"
 #include "engine/matching.h"
-#include "mcm/wire.h"
+#include "mcm/protocol/frames.h"
 
 namespace mcm::engine {
 
@@ -52,7 +52,7 @@ struct Op {
   std::uint64_t bytes = 0;
   bool cancelled = false;
 
-  // The native path (wire.h rules 9-10): the MPI request behind this operation, if any.
+  // The native path (frames.h rules 9-10): the MPI request behind this operation, if any.
   // A receive's backing (PMPI_Irecv), a fence (PMPI_Issend) or a persistent request's
   // native send; the engine watches it (Engine::natives_) and completes the operation
   // from its status.
@@ -70,14 +70,14 @@ struct Op {
 
 /// A message arriving at this rank, from its first frame until its receive completes.
 struct Message {
-  wire::Envelope envelope;      ///< of the first frame
+  protocol::Envelope envelope;  ///< of the first frame
   std::vector<char> data;       ///< payload held here (unmatched, or non-contiguous target)
   std::uint64_t received = 0;   ///< payload bytes arrived so far
   double t_arrival = 0;         ///< t_r: when the last frame reached this VM
   bool arrival_precise = true;  ///< t_arrival known to within 1 ms (see Engine::note_arrival)
   Op* receive = nullptr;        ///< the receive it matched
   bool probed = false;          ///< taken by MPI_Mprobe, waiting for MPI_Mrecv
-  bool native = false;          ///< taken out of MPI at an epoch's start (wire.h rule 11)
+  bool native = false;          ///< taken out of MPI at an epoch's start (frames.h rule 11)
   bool complete() const { return received >= envelope.message_bytes; }
 };
 

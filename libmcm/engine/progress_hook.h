@@ -7,7 +7,7 @@
 // 100 µs natively, and a halo solver with one reduction per step lost 7% to it. With the
 // hook, the collective is Open MPI's own (tuned) algorithm, and every turn of its progress
 // loop also turns the engine: frames from the daemon, flushes to acknowledge, held
-// messages to release (wire.h rules 9-11) all keep moving while the rank waits.
+// messages to release (frames.h rules 9-11) all keep moving while the rank waits.
 //
 // Contract:
 //  - install() registers the hook with opal_progress_register(), found at run time
@@ -18,7 +18,7 @@
 //    call of the hook takes the engine lock if nobody holds it (never waits, never
 //    re-enters an engine call of its own thread: the engine's own MPI calls run Open MPI's
 //    progress too) and runs one Engine::progress(), at most once per 50 µs.
-//  - While a flush is outstanding (between flush_begin() and flush_end(), wire.h rule 11)
+//  - While a flush is outstanding (between flush_begin() and flush_end(), frames.h rule 11)
 //    it does the same in every MPI call of every thread, whatever it is: a held send that
 //    was copied has completed for the application (native_path.cpp, copied()), so MPI's
 //    progress rule says it must reach its receiver even if the sender's next call is one

@@ -22,7 +22,7 @@ void fill_empty_status(MPI_Status* status) {
   set(status, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0, false);
 }
 
-void fill_probe_status(MPI_Status* status, const wire::Envelope& e) {
+void fill_probe_status(MPI_Status* status, const protocol::Envelope& e) {
   set(status, e.source_in_comm, e.tag, MPI_SUCCESS, static_cast<MPI_Count>(e.message_bytes), false);
 }
 

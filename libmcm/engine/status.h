@@ -4,7 +4,7 @@
 #include <mpi.h>
 
 #include "engine/op.h"
-#include "mcm/wire.h"
+#include "mcm/protocol/frames.h"
 
 namespace mcm::engine {
 
@@ -14,6 +14,6 @@ void fill_status(MPI_Status* status, const Op& op);
 /// MPI_SUCCESS, count 0.
 void fill_empty_status(MPI_Status* status);
 /// A message found by MPI_Probe: its source, tag and size.
-void fill_probe_status(MPI_Status* status, const wire::Envelope& e);
+void fill_probe_status(MPI_Status* status, const protocol::Envelope& e);
 
 }  // namespace mcm::engine

@@ -243,7 +243,7 @@ int mcm_wait_progressing(MPI_Request* request, MPI_Status* status) {
       Lock lock(the_engine().lock());
       if (the_engine().blocking()) {
         // Never PMPI_Wait alone, even with nothing of ours pending: a peer may be waiting
-        // for this engine to answer its flush (wire.h rule 11), which the attention brings.
+        // for this engine to answer its flush (frames.h rule 11), which the attention brings.
         int error = MPI_SUCCESS;
         if (the_engine().block(request, 1, status, &error) == 0) return error;
         continue;

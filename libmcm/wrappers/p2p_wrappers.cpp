@@ -54,7 +54,7 @@ int start_send(const void* buf, int count, MPI_Datatype type, int dest, int tag,
 
 // Blocking send of any mode: start it (natively or through the engine), then wait, the
 // engine's way: never PMPI_Send alone, which could block (a rendezvous) while a peer waits
-// for this engine to answer its flush (wire.h rule 11).
+// for this engine to answer its flush (frames.h rule 11).
 int send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
          SendMode mode, Blocking blocking, Nonblocking nonblocking) {
   comm = mcm_substitute(comm);

@@ -4,9 +4,11 @@
 
 namespace mcm::daemon {
 
-MpiPoller::MpiPoller(boost::asio::io_context& io, std::chrono::microseconds max_sleep,
+MpiPoller::MpiPoller(boost::asio::io_context& io, Transport& transport,
+                     std::chrono::microseconds max_sleep,
                      std::chrono::microseconds waiting_max_sleep)
     : timer_(io),
+      transport_(transport),
       max_sleep_(std::max(max_sleep, min_sleep_)),
       waiting_max_sleep_(std::clamp(waiting_max_sleep, min_sleep_, max_sleep_)),
       sleep_(min_sleep_) {}
@@ -60,7 +62,7 @@ void MpiPoller::poll(bool rang) {
   done_.resize(requests_.size());
   statuses_.resize(requests_.size());
   int count = 0;
-  if (n > 0) PMPI_Testsome(n, requests_.data(), &count, done_.data(), statuses_.data());
+  if (n > 0) count = transport_.testsome(n, requests_.data(), done_.data(), statuses_.data());
   bool completed = false;  // an urgent request completed
   if (count != MPI_UNDEFINED && count > 0) {
     // Detach the finished handlers first: a handler may watch() new requests.

@@ -1,7 +1,7 @@
 // Drives MPI progress from the daemon's Asio event loop without burning a core.
 //
 // Contract: poll() is called by a steady_timer, or at once by wake() when a doorbell
-// rang; each call tests the outstanding MPI requests once (PMPI_Testsome), runs the
+// rang; each call tests the outstanding MPI requests once (Transport::testsome), runs the
 // completion handlers of those that finished, then runs the activity, if one is set (the
 // relay's probe loop). The delay before the next poll:
 //  - min_sleep (100 µs) after the completion of an urgent request (Pace) or when the
@@ -17,7 +17,8 @@
 //    own timing, wait for the next wake-up), so an idle daemon
 //    needs no timed poll; max_sleep is the safety net for a lost ring. An idle daemon wakes
 //    for its own probe timer and the messages it is sent, a few dozen times a second.
-// Not thread-safe: one event loop thread.
+// Not thread-safe: one event loop thread. Every MPI call of the daemon's activities goes
+// through the poller's transport() (mcm/transport.h: MPI in mcmd, a fake in unit tests).
 // Why 100 µs and not less: every frame that reaches a daemon rings its doorbell, so timed
 // polls only push transfers already under way. On a VM whose cores the daemons share with
 // the ranks, each poll takes CPU from the ranks: with 20 µs / 250 µs the 4 daemons of
@@ -34,6 +35,8 @@
 #include <functional>
 #include <vector>
 
+#include "mcm/transport.h"
+
 namespace mcm::daemon {
 
 class MpiPoller {
@@ -46,8 +49,11 @@ class MpiPoller {
   /// `rang`: this poll was asked for by wake() (a doorbell rang: a frame is on its way).
   using Activity = std::function<Progress(bool rang)>;
 
-  MpiPoller(boost::asio::io_context& io, std::chrono::microseconds max_sleep,
+  MpiPoller(boost::asio::io_context& io, Transport& transport, std::chrono::microseconds max_sleep,
             std::chrono::microseconds waiting_max_sleep = std::chrono::microseconds(1000));
+
+  /// The MPI calls of the daemon (the relay's, the runtime's and the poller's own).
+  Transport& transport() const { return transport_; }
 
   /// How a watched request sets the pace. urgent: watching it and its completion bring
   /// the next poll to min_sleep (data frames: what follows them is near). background:
@@ -79,6 +85,7 @@ class MpiPoller {
   void schedule();
 
   boost::asio::steady_timer timer_;
+  Transport& transport_;
   std::chrono::microseconds min_sleep_{100};
   std::chrono::microseconds max_sleep_;
   std::chrono::microseconds waiting_max_sleep_;
@@ -89,7 +96,7 @@ class MpiPoller {
   std::vector<Handler> handlers_;
   std::vector<bool> urgent_;      ///< beside requests_
   std::size_t urgent_count_ = 0;  ///< how many of urgent_ are true
-  std::vector<int> done_;         ///< PMPI_Testsome scratch, reused by every poll
+  std::vector<int> done_;         ///< testsome scratch, reused by every poll
   std::vector<MPI_Status> statuses_;
   Activity activity_;
   std::uint64_t polls_ = 0;

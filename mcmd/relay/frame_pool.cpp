@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "mcm/wire.h"
+#include "mcm/protocol/frames.h"
 
 namespace mcm::daemon {
 namespace {
@@ -15,7 +15,7 @@ std::size_t share(std::size_t bytes, int ways) {
 
 FramePool::FramePool(std::size_t buffer_bytes, std::size_t max_frame_bytes, int destinations,
                      int peers)
-    : max_frame_(wire::charge(max_frame_bytes)),
+    : max_frame_(protocol::charge(max_frame_bytes)),
       quota_(std::max(max_frame_, share(buffer_bytes / 2, destinations))),
       window_(std::max(max_frame_, share(buffer_bytes / 2, peers))),
       held_(static_cast<std::size_t>(std::max(destinations, 1)), 0),
@@ -27,7 +27,7 @@ bool FramePool::has_room(int d) const {
 }
 
 Frame FramePool::take(int d, std::size_t bytes) {
-  const std::size_t charge = wire::charge(bytes);
+  const std::size_t charge = protocol::charge(bytes);
   std::size_t& held = held_[static_cast<std::size_t>(d)];
   held += charge;
   if (held > quota_) ++oversized_;
@@ -40,7 +40,7 @@ Frame FramePool::take(int d, std::size_t bytes) {
 
 void FramePool::release(Frame& frame) {
   if (!frame.data) return;
-  const std::size_t charge = wire::charge(frame.bytes);
+  const std::size_t charge = protocol::charge(frame.bytes);
   held_[static_cast<std::size_t>(frame.destination)] -= charge;
   held_total_ -= charge;
   --frames_held_;
@@ -54,11 +54,11 @@ bool FramePool::may_send_to(int vm) const {
 }
 
 void FramePool::sending_to(int vm, std::size_t bytes) {
-  unmatched_[static_cast<std::size_t>(vm)] += wire::charge(bytes);
+  unmatched_[static_cast<std::size_t>(vm)] += protocol::charge(bytes);
 }
 
 void FramePool::sent_to_matched(int vm, std::size_t bytes) {
-  unmatched_[static_cast<std::size_t>(vm)] -= wire::charge(bytes);
+  unmatched_[static_cast<std::size_t>(vm)] -= protocol::charge(bytes);
 }
 
 std::size_t FramePool::unmatched_at(int vm) const {

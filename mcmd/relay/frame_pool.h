@@ -1,5 +1,5 @@
 // The memory bound of relay mode: buffers for the frames a daemon holds, accounted per
-// destination (wire.h rule 1), and the frames it has sent to other daemons that they have
+// destination (frames.h rule 1), and the frames it has sent to other daemons that they have
 // not matched yet, accounted per peer daemon. Pure: no MPI, one event-loop thread, no
 // locking.
 //

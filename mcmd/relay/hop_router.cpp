@@ -21,9 +21,9 @@ bool HopRouter::is_daemon(int world_rank) const {
   return world_rank >= 0 && daemon_of(vm_of(world_rank)) == world_rank;
 }
 
-int HopRouter::choose_via(int destination_vm, const wire::Envelope& e) {
+int HopRouter::choose_via(int destination_vm, const protocol::Envelope& e) {
   const auto key = std::make_pair(e.source, e.msg_id);
-  const bool last = wire::is_last_frame(e);
+  const bool last = protocol::is_last_frame(e);
   int via = -1;
   auto it = via_of_message_.find(key);
   if (e.offset == 0 || it == via_of_message_.end()) {
@@ -38,7 +38,7 @@ int HopRouter::choose_via(int destination_vm, const wire::Envelope& e) {
   return via;
 }
 
-Hop HopRouter::route(int sender, int destination, wire::Envelope& e) {
+Hop HopRouter::route(int sender, int destination, protocol::Envelope& e) {
   const int my_vm = placement_.my_vm;
   const int destination_vm = vm_of(destination);
   Hop hop;
@@ -47,7 +47,7 @@ Hop HopRouter::route(int sender, int destination, wire::Envelope& e) {
     // normally sends those directly).
     hop.role = HopRole::destination;
     hop.next = destination;
-    hop.stamp_arrival = wire::is_last_frame(e);
+    hop.stamp_arrival = protocol::is_last_frame(e);
     return hop;
   }
   if (!is_daemon(sender) && vm_of(sender) == my_vm) {

@@ -1,4 +1,4 @@
-// The hop rules of relay mode (wire.h rule 3): where a daemon sends a frame next. Pure:
+// The hop rules of relay mode (frames.h rule 3): where a daemon sends a frame next. Pure:
 // no MPI, so the rules are unit-tested with made-up jobs.
 //
 // A daemon that received frame `e` for application rank D from world rank `sender`:
@@ -10,7 +10,7 @@
 //   - otherwise, D on this VM -> destination: deliver to D, stamping t_arrive on the
 //     message's last frame;
 //   - otherwise -> in transit: from a daemon, send to the daemon of D's VM; from an
-//     application rank of another VM (a direct detour of mode adaptive, wire.h rule 7:
+//     application rank of another VM (a direct detour of mode adaptive, frames.h rule 7:
 //     this VM is its `via`), send to D itself.
 // kMatchAck frames follow the same rules: they are frames travelling to their rank D.
 #pragma once
@@ -21,7 +21,7 @@
 #include <utility>
 #include <vector>
 
-#include "mcm/wire.h"
+#include "mcm/protocol/frames.h"
 #include "relay/route_table.h"
 
 namespace mcm::daemon {
@@ -50,7 +50,7 @@ class HopRouter {
   /// Decides the next hop of frame `e`, received from world rank `sender`, travelling to
   /// application world rank `destination` (from its tag). In source mode it writes the
   /// chosen via into `e`. O(log m) for m messages in progress.
-  Hop route(int sender, int destination, wire::Envelope& e);
+  Hop route(int sender, int destination, protocol::Envelope& e);
 
   /// Messages whose first frame was routed here as source but not yet their last.
   std::size_t messages_in_progress() const { return via_of_message_.size(); }
@@ -65,7 +65,7 @@ class HopRouter {
  private:
   bool is_daemon(int world_rank) const;
   int daemon_of(int vm) const;
-  int choose_via(int destination_vm, const wire::Envelope& e);
+  int choose_via(int destination_vm, const protocol::Envelope& e);
 
   Placement placement_;
   RouteTable routes_;

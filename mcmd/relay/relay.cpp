@@ -3,17 +3,16 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <cstring>
 
 #include "mcm/clock.h"
-#include "mcm/wire.h"
+#include "mcm/protocol/codec.h"
 
 namespace mcm::daemon {
 namespace {
 
 /// Frames up to this size (Open MPI's eager limits are 4 KiB on shared memory and 64 KiB on
-/// TCP) are received with a blocking PMPI_Mrecv, which returns at once; larger ones with
-/// PMPI_Imrecv, so that the event loop never stalls on a transfer.
+/// TCP) are received with a blocking mrecv, which returns at once; larger ones with
+/// imrecv, so that the event loop never stalls on a transfer.
 constexpr int kReceiveAtOnceBytes = 4096;
 
 /// How long held frames may sit without any frame moving before the relay says so.
@@ -32,28 +31,6 @@ constexpr std::chrono::milliseconds kExpectAnnounced{100};
 }  // namespace
 namespace {
 
-/// Every VM's host name, by VM index: each daemon's `given` name (mcmrun passes the path
-/// table's or the hostfile's spelling, so that a table probed with a hostfile of names,
-/// FQDNs or addresses matches), else its MPI_Get_processor_name(). Collective over the
-/// daemon communicator.
-std::vector<std::string> gather_vm_names(const Layout& layout, const std::string& given) {
-  char mine[MPI_MAX_PROCESSOR_NAME] = {};
-  int length = 0;
-  if (given.empty())
-    PMPI_Get_processor_name(mine, &length);
-  else
-    given.copy(mine, MPI_MAX_PROCESSOR_NAME - 1);
-  std::vector<char> all(static_cast<size_t>(layout.daemon_count) * MPI_MAX_PROCESSOR_NAME);
-  PMPI_Allgather(mine, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all.data(), MPI_MAX_PROCESSOR_NAME,
-                 MPI_CHAR, layout.role_comm);
-  std::vector<std::string> names;
-  for (int vm = 0; vm < layout.daemon_count; ++vm) {
-    const char* name = all.data() + static_cast<size_t>(vm) * MPI_MAX_PROCESSOR_NAME;
-    names.emplace_back(name, strnlen(name, MPI_MAX_PROCESSOR_NAME));
-  }
-  return names;
-}
-
 HopRouter make_router(const Layout& layout, const std::vector<std::string>& vm_names,
                       const std::vector<RouteSpec>& specs) {
   Placement placement{layout.vm, layout.vm_of_world_rank, layout.daemon_of_vm};
@@ -64,14 +41,16 @@ HopRouter make_router(const Layout& layout, const std::vector<std::string>& vm_n
 }  // namespace
 
 Relay::Relay(const Layout& layout, MpiPoller& poller, const Doorbell& doorbell,
-             const RelaySettings& settings, std::shared_ptr<spdlog::logger> log)
+             const RelaySettings& settings, std::vector<std::string> vm_names,
+             std::shared_ptr<spdlog::logger> log)
     : layout_(layout),
       poller_(poller),
       doorbell_(doorbell),
       log_(std::move(log)),
-      max_frame_bytes_(sizeof(wire::Envelope) + settings.chunk_bytes),
+      max_frame_bytes_(sizeof(protocol::Envelope) + settings.chunk_bytes),
       buffer_bytes_(settings.buffer_bytes),
-      vm_names_(gather_vm_names(layout, settings.vm_name)),
+      transport_(poller.transport()),
+      vm_names_(std::move(vm_names)),
       router_(make_router(layout, vm_names_, settings.routes)),
       pool_(settings.buffer_bytes, max_frame_bytes_,
             static_cast<int>(layout.world_rank_of_app_rank.size()), layout.daemon_count - 1),
@@ -108,11 +87,10 @@ std::vector<int> Relay::static_vias() const {
 }
 
 MpiPoller::Progress Relay::step(bool rang) {
-  int waiting = 0;
-  PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, layout_.private_comm, &waiting, MPI_STATUS_IGNORE);
+  bool waiting = transport_.iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, layout_.private_comm);
   if (!waiting && rang)
-    PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, layout_.private_comm, &waiting, MPI_STATUS_IGNORE);
-  waiting_ = waiting != 0;
+    waiting = transport_.iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, layout_.private_comm);
+  waiting_ = waiting;
   const auto now = std::chrono::steady_clock::now();
   if (waiting_)
     expect_until_ = {};  // it came (a later ring's message gets its own rung poll)
@@ -142,24 +120,21 @@ int Relay::take_frames(int slot) {
   const int destination = layout_.world_rank_of_app_rank[static_cast<size_t>(slot)];
   int taken = 0;
   while (pool_.has_room(slot)) {
-    int found = 0;
     MPI_Message message;
-    MPI_Status status;
-    PMPI_Improbe(MPI_ANY_SOURCE, wire::data_tag(destination), layout_.private_comm, &found,
-                 &message, &status);
-    if (!found) break;
-    int bytes = 0;
-    PMPI_Get_count(&status, MPI_BYTE, &bytes);
+    const auto probed = transport_.improbe(MPI_ANY_SOURCE, protocol::data_tag(destination),
+                                           layout_.private_comm, &message);
+    if (!probed) break;
+    const int bytes = probed->bytes;
     auto held = std::make_shared<Held>();
     held->frame = pool_.take(slot, static_cast<size_t>(bytes));
-    held->sender = status.MPI_SOURCE;
+    held->sender = probed->source;
     destinations_[static_cast<size_t>(slot)].receiving.push_back(held);
     note_movement(slot);
     ++taken;
     if (bytes <= kReceiveAtOnceBytes) {
       // A small frame has arrived whole once it is matched: take it and forward it now,
       // instead of one poll later.
-      PMPI_Mrecv(held->frame.data.get(), bytes, MPI_BYTE, &message, MPI_STATUS_IGNORE);
+      transport_.mrecv(held->frame.data.get(), bytes, &message);
       matched_senders_.push_back(held->sender);
       held->received = true;
       send_received(slot);
@@ -168,7 +143,7 @@ int Relay::take_frames(int slot) {
     // A large frame moves by rendezvous: its sender must run MPI's progress to push it
     // (TCP) or to see it finished (shared memory), so its doorbell is rung at both ends.
     MPI_Request request;
-    PMPI_Imrecv(held->frame.data.get(), bytes, MPI_BYTE, &message, &request);
+    transport_.imrecv(held->frame.data.get(), bytes, &message, &request);
     ring(held->sender);
     poller_.watch(request, [this, held, slot](const MPI_Status&) {
       held->received = true;
@@ -211,17 +186,15 @@ bool Relay::route(Held& held) {
         "({}): do the shims use this daemon's chunk size? (reported once)",
         frame->bytes, sender, max_frame_bytes_);
   }
-  if (frame->bytes < sizeof(wire::Envelope)) {
+  const auto read = protocol::read_envelope(frame->data.get(), frame->bytes);
+  if (!read) {
     ++dropped_;
-    log_->error(
-        "relay: dropped a frame of {} bytes from world rank {} to {}: shorter than an "
-        "envelope",
-        frame->bytes, sender, destination);
+    log_->error("relay: dropped a frame from world rank {} to {}: {}", sender, destination,
+                read.error);
     pool_.release(*frame);
     return false;
   }
-  wire::Envelope e;
-  std::memcpy(&e, frame->data.get(), sizeof e);
+  protocol::Envelope e = *read;
   held.hop = router_.route(sender, destination, e);
   if (held.hop.next < 0) {
     ++dropped_;
@@ -231,9 +204,9 @@ bool Relay::route(Held& held) {
     return false;
   }
   if (held.hop.stamp_arrival) e.t_arrive = mcm::wall_seconds();
-  std::memcpy(frame->data.get(), &e, sizeof e);
+  protocol::write_envelope(e, frame->data.get());
   counters_.add({held.hop.role, router_.vm_of(e.source), router_.vm_of(destination), e.via},
-                e.chunk_bytes, wire::is_last_frame(e));
+                e.chunk_bytes, protocol::is_last_frame(e));
   held.routed = true;
   return true;
 }
@@ -245,16 +218,16 @@ bool Relay::send_on(const std::shared_ptr<Held>& held) {
   const int next = held->hop.next;
   MPI_Request request;
   if (next == destination) {
-    PMPI_Isend(frame.data.get(), static_cast<int>(frame.bytes), MPI_BYTE, next,
-               wire::data_tag(destination), layout_.private_comm, &request);
+    transport_.isend(frame.data.get(), static_cast<int>(frame.bytes), next,
+                     protocol::data_tag(destination), layout_.private_comm, &request);
     poller_.watch(request, [this, held](const MPI_Status&) { sent_on(*held); });
   } else {
     const int vm = router_.vm_of(next);
     if (!pool_.may_send_to(vm)) return false;
     const std::size_t bytes = frame.bytes;
     pool_.sending_to(vm, bytes);
-    PMPI_Issend(frame.data.get(), static_cast<int>(bytes), MPI_BYTE, next,
-                wire::data_tag(destination), layout_.private_comm, &request);
+    transport_.issend(frame.data.get(), static_cast<int>(bytes), next,
+                      protocol::data_tag(destination), layout_.private_comm, &request);
     poller_.watch(request, [this, held, vm, bytes](const MPI_Status&) {
       pool_.sent_to_matched(vm, bytes);
       sent_on(*held);

@@ -1,4 +1,4 @@
-// The pump of relay mode: takes frames (wire.h) for application ranks off the private
+// The pump of relay mode: takes frames (frames.h) for application ranks off the private
 // communicator and sends each one hop further, inside the daemon's event loop.
 //
 // Per poll step (MpiPoller activity): when any message waits (one PMPI_Iprobe; after a
@@ -51,18 +51,17 @@ struct RelaySettings {
   std::size_t chunk_bytes = 0;   ///< payload bytes per frame, as the shims chunk
   std::size_t buffer_bytes = 0;  ///< the daemon's frame memory bound (FramePool)
   std::vector<RouteSpec> routes;
-  std::string vm_name;  ///< this VM's host name (mcmd --vm-name); empty: MPI_Get_processor_name
 };
 
 class Relay {
  public:
-  /// Collective over the daemon communicator (gathers the VMs' host names, so that routes
-  /// may name hosts, the path table is matched and logs show them). Throws
-  /// mcm::ConfigError or std::invalid_argument for routes that do not fit the job; every
-  /// daemon throws alike.
-  /// `doorbell` rings the next daemon of a route for every frame forwarded to it.
+  /// `vm_names`: every VM's host name by VM index (gather_vm_names()), so that routes may
+  /// name hosts and logs show them. Throws mcm::ConfigError or std::invalid_argument for
+  /// routes that do not fit the job; every daemon throws alike. `doorbell` rings the next
+  /// daemon of a route for every frame forwarded to it. MPI: through poller.transport().
   Relay(const Layout& layout, MpiPoller& poller, const Doorbell& doorbell,
-        const RelaySettings& settings, std::shared_ptr<spdlog::logger> log);
+        const RelaySettings& settings, std::vector<std::string> vm_names,
+        std::shared_ptr<spdlog::logger> log);
 
   /// Starts forwarding (registers with the poller); `also` (may be empty) runs on every
   /// poll step too (the runtime's receiving), told whether any message of any tag was
@@ -125,6 +124,7 @@ class Relay {
   std::shared_ptr<spdlog::logger> log_;
   std::size_t max_frame_bytes_;
   std::size_t buffer_bytes_;
+  Transport& transport_;
   std::vector<std::string> vm_names_;
   HopRouter router_;
   FramePool pool_;

@@ -2,7 +2,7 @@
 // its traffic goes through, or -1 for the direct path (daemon to daemon). Pure data, no MPI.
 //
 // Built once at start-up from the resolved routes (mcm/routes.h); the source daemon asks
-// it once per message (wire.h rule 3). It stays the users' static choice: the runtime's
+// it once per message (frames.h rule 3). It stays the users' static choice: the runtime's
 // detours are asked for only where it says -1 (HopRouter's dynamic choice).
 #pragma once
 

@@ -17,11 +17,18 @@
 // latency between VMs in general).
 #pragma once
 
+#include <functional>
+
 #include "mcm/bootstrap.h"
+#include "mcm/clock.h"
+#include "mcm/transport.h"
 #include "runtime/clock_chain.h"
 
 namespace mcm::daemon {
 
-ClockOffsets estimate_clock_offsets(const Layout& layout);
+/// Runs the exchange above over `transport` on layout.role_comm (kTagClockSync), reading
+/// this VM's clock with `clock` (unit tests give each fake VM its own).
+ClockOffsets estimate_clock_offsets(const Layout& layout, Transport& transport,
+                                    const std::function<double()>& clock = mcm::wall_seconds);
 
 }  // namespace mcm::daemon

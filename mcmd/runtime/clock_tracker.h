@@ -1,6 +1,6 @@
 // This daemon's view of the other VMs' clocks during the run: the start-up offsets
-// (clock_offsets.h), refreshed by every probe exchange (mcm/path_messages.h rule 3), each
-// with how far it can be wrong. Pure: no MPI, no clock (callers pass times), unit-tested.
+// (clock_offsets.h), refreshed by every probe exchange (mcm/protocol/runtime_messages.h rule 3),
+// each with how far it can be wrong. Pure: no MPI, no clock (callers pass times), unit-tested.
 //
 // A probe exchange with peer P gives four stamps: t_send and t_back on this VM's clock,
 // t_received and t_replied on P's. Like NTP's clock filter, its offset (P's clock minus

@@ -150,7 +150,7 @@ class PathSelector {
   bool detoured(int destination) const { return via(destination) >= 0; }
   /// The size (bytes) of the message whose lateness made the pair to `destination` leave
   /// its direct path last: what its direct path is probed with now and then
-  /// (path_messages.h rule 4); 0 before it ever left.
+  /// (runtime_messages.h rule 4); 0 before it ever left.
   long long suffered_bytes(int destination) const {
     return pairs_[static_cast<size_t>(destination)].suffered;
   }

@@ -4,11 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 
 #include "mcm/clock.h"
-#include "mcm/path_messages.h"
-#include "mcm/wire.h"
+#include "mcm/protocol/codec.h"
 
 namespace mcm::daemon {
 namespace {
@@ -24,15 +22,16 @@ std::string noise_text(double us) {
 
 Runtime::Runtime(const Layout& layout, MpiPoller& poller, boost::asio::io_context& io,
                  const Doorbell& doorbell, const RuntimeConfig& config, const mcm::Topology* table,
-                 std::vector<std::string> vm_names, std::vector<int> static_vias, bool notify_ranks,
-                 std::shared_ptr<spdlog::logger> log)
+                 std::vector<std::string> vm_names, std::vector<int> static_vias,
+                 ClockOffsets clocks, bool notify_ranks, std::shared_ptr<spdlog::logger> log)
     : layout_(layout),
       poller_(poller),
+      transport_(poller.transport()),
       doorbell_(doorbell),
       config_(config),
       log_(std::move(log)),
       vm_names_(std::move(vm_names)),
-      tracker_(estimate_clock_offsets(layout), layout.vm, mcm::wall_seconds()),
+      tracker_(std::move(clocks), layout.vm, mcm::wall_seconds()),
       classifying_(false),  // set from the probed paths, below
       selector_([&] {
         ProbedPaths paths = probed_paths(table, vm_names_, layout.vm);
@@ -85,7 +84,7 @@ Runtime::Runtime(const Layout& layout, MpiPoller& poller, boost::asio::io_contex
 }
 
 void Runtime::start() {
-  // Mode adaptive: the ranks wait in MPI_Init for their initial routes (wire.h rule 7):
+  // Mode adaptive: the ranks wait in MPI_Init for their initial routes (frames.h rule 7):
   // the pairs a static route pins go through the daemons from the first message, and with
   // flip_routes_ms every unpinned pair starts through the daemons and a third VM (most
   // test programs end before the first flip, and must still meet a detour).
@@ -96,7 +95,7 @@ void Runtime::start() {
       if (vm != layout_.vm && selector_.pinned(vm))
         notify(vm, true, static_vias_[static_cast<size_t>(vm)]);
     if (flipping) flip(/*to_daemons=*/true);
-    notify(wire::kInitialRoutesEnd, false, -1);
+    notify(protocol::kInitialRoutesEnd, false, -1);
   }
   if (probing_) on_timer();
   if (flipping) {
@@ -147,9 +146,9 @@ void Runtime::on_timer() {
   for (int vm = 0; vm < layout_.daemon_count; ++vm) {
     if (vm == layout_.vm || !(everyone || selector_.detoured(vm))) continue;
     // Once per interval a detoured pair's direct path gets a probe of the size that
-    // suffered (path_messages.h rule 4).
+    // suffered (runtime_messages.h rule 4).
     const long long sized = everyone && selector_.detoured(vm) ? selector_.suffered_bytes(vm) : 0;
-    send_probe(vm, std::min<long long>(sized, path::kMaxProbeBytes));
+    send_probe(vm, std::min<long long>(sized, protocol::kMaxProbeBytes));
     ++sent;
   }
   if (everyone)  // a round: its probes are judged together (probe_rounds.h)
@@ -177,72 +176,73 @@ void Runtime::ring(int world_rank) const {
 }
 
 void Runtime::send_probe(int peer, long long bytes) {
-  path::Probe head;
+  protocol::Probe head;
   head.seq = ++probe_seq_;
-  head.bytes = std::max<long long>(bytes, sizeof head);
-  auto probe = std::make_shared<std::vector<char>>(static_cast<size_t>(head.bytes));
+  head.bytes = bytes;
   const int daemon = layout_.daemon_of_vm[static_cast<size_t>(peer)];
   MPI_Request request;
   head.t_send = mcm::wall_seconds();
-  std::memcpy(probe->data(), &head, sizeof head);
+  auto probe = std::make_shared<std::vector<char>>(protocol::write_probe(head));
   if (backlog_ && backlog_(peer) > 0) {  // it queues behind them on the same connection
     behind_frames_.insert(head.seq);
     ++probes_behind_frames_;
   }
-  PMPI_Isend(probe->data(), static_cast<int>(probe->size()), MPI_BYTE, daemon, path::kTagProbe,
-             layout_.private_comm, &request);
+  transport_.isend(probe->data(), static_cast<int>(probe->size()), daemon, protocol::kTagProbe,
+                   layout_.private_comm, &request);
   poller_.watch(
       request, [probe](const MPI_Status&) {}, MpiPoller::Pace::background);
   doorbell_.ring(layout_.doorbell_of_world_rank[static_cast<size_t>(daemon)],
-                 path::probe_ring_key(layout_.vm, head.seq));
+                 protocol::probe_ring_key(layout_.vm, head.seq));
   ++probes_sent_;
   ++probes_outstanding_;
 }
 
-void Runtime::answer_probe(int peer_daemon, const path::Probe& probe, double received) {
-  const std::vector<double> ratios = selector_.direct_excess();
-  auto reply = std::make_shared<std::vector<char>>(sizeof(path::ProbeReply) +
-                                                   ratios.size() * sizeof(double));
-  path::ProbeReply head;
-  head.t_send = probe.t_send;
-  head.t_received = received;
-  head.seq = probe.seq;
-  head.vm_count = static_cast<std::int32_t>(ratios.size());
-  head.probe_bytes = static_cast<std::int32_t>(probe.bytes);
-  head.t_replied = mcm::wall_seconds();
-  std::memcpy(reply->data(), &head, sizeof head);
-  std::memcpy(reply->data() + sizeof head, ratios.data(), ratios.size() * sizeof(double));
+void Runtime::answer_probe(int peer_daemon, const protocol::Probe& probe, double received) {
+  protocol::ProbeAnswer answer;
+  answer.excess_us = selector_.direct_excess();
+  answer.head.t_send = probe.t_send;
+  answer.head.t_received = received;
+  answer.head.seq = probe.seq;
+  answer.head.probe_bytes = static_cast<std::int32_t>(probe.bytes);
+  answer.head.t_replied = mcm::wall_seconds();
+  auto reply = std::make_shared<std::vector<char>>(protocol::write_probe_reply(std::move(answer)));
   MPI_Request request;
-  PMPI_Isend(reply->data(), static_cast<int>(reply->size()), MPI_BYTE, peer_daemon,
-             path::kTagProbeReply, layout_.private_comm, &request);
+  transport_.isend(reply->data(), static_cast<int>(reply->size()), peer_daemon,
+                   protocol::kTagProbeReply, layout_.private_comm, &request);
   poller_.watch(
       request, [reply](const MPI_Status&) {}, MpiPoller::Pace::background);
-  ++probes_answered_;  // no ring: path_messages.h rule 3
+  ++probes_answered_;  // no ring: runtime_messages.h rule 3
 }
 
 void Runtime::on_probe_reply(int peer_vm, const std::vector<char>& bytes) {
   --probes_outstanding_;
   ++replies_;
-  path::ProbeReply head;
-  if (bytes.size() < sizeof head) return;
-  std::memcpy(&head, bytes.data(), sizeof head);
+  auto answer = protocol::read_probe_reply(bytes.data(), bytes.size(), layout_.daemon_count);
+  if (!answer) {
+    refuse(peer_vm, answer.error);
+    return;
+  }
+  const protocol::ProbeReply& head = answer->head;
   const double now = mcm::wall_seconds();
   tracker_.exchange(peer_vm, head.t_send, head.t_received, head.t_replied, now);
   const double latency_us = (tracker_.to_mine(head.t_received, peer_vm) - head.t_send) * 1e6;
-  std::vector<double> ratios(static_cast<size_t>(std::max(0, head.vm_count)));
-  if (bytes.size() >= sizeof head + ratios.size() * sizeof(double))
-    std::memcpy(ratios.data(), bytes.data() + sizeof head, ratios.size() * sizeof(double));
-  selector_.peer_report(peer_vm, std::move(ratios), now);
+  selector_.peer_report(peer_vm, std::move(answer.value->excess_us), now);
   RoundProbe probe;
   probe.vm = peer_vm;
   probe.seq = head.seq;
   probe.latency_us = std::max(0.0, latency_us);
-  probe.bytes = std::max<long long>(head.probe_bytes, sizeof(path::Probe));
+  probe.bytes = std::max<long long>(head.probe_bytes, sizeof(protocol::Probe));
   probe.excess_us = probe.latency_us - selector_.direct_base_us(peer_vm, probe.bytes);
   probe.sent = head.t_send;
   probe.clock_uncertainty_us = tracker_.uncertainty_us(peer_vm, now);
   probe.behind_own_frames = behind_frames_.erase(head.seq) > 0;
   for (const RoundProbe& p : rounds_.add(probe)) judge(p);
+}
+
+void Runtime::refuse(int from_vm, const std::string& why) {
+  ++refused_;
+  log_->error("runtime: ignored a message from {}: {}",
+              from_vm >= 0 ? vm_names_[static_cast<size_t>(from_vm)] : "an unknown VM", why);
 }
 
 void Runtime::judge(const RoundProbe& p) {
@@ -253,16 +253,18 @@ void Runtime::judge(const RoundProbe& p) {
     apply(*decision);
 }
 
-void Runtime::on_acks(const std::vector<char>& bytes) {
+void Runtime::on_late_reports(int from_vm, const std::vector<char>& bytes) {
+  const auto reports =
+      protocol::read_late_reports(bytes.data(), bytes.size(), layout_.daemon_count);
+  if (!reports) {
+    refuse(from_vm, reports.error);
+    return;
+  }
   ++ack_batches_;
-  const std::size_t count = bytes.size() / sizeof(path::LateArrival);
   const double now = mcm::wall_seconds();
-  for (std::size_t i = 0; i < count; ++i) {
-    path::LateArrival a;
-    std::memcpy(&a, bytes.data() + i * sizeof a, sizeof a);
+  for (const protocol::LateArrival& a : *reports) {
     ++acks_;
-    if (a.destination_vm >= 0 && a.destination_vm < layout_.daemon_count)
-      ++acks_from_[static_cast<size_t>(a.destination_vm)];
+    ++acks_from_[static_cast<size_t>(a.destination_vm)];
     if (!a.precise) {
       ++imprecise_acks_;
       continue;
@@ -277,28 +279,26 @@ void Runtime::on_acks(const std::vector<char>& bytes) {
 }
 
 void Runtime::step(bool waiting) {
-  const int tags[] = {path::kTagPathAck, path::kTagProbe, path::kTagProbeReply};
+  const int tags[] = {protocol::kTagLateReports, protocol::kTagProbe, protocol::kTagProbeReply};
   for (int tag : tags) {
     if (!waiting) break;  // the relay's probe of every tag found nothing
     for (;;) {
-      int found = 0;
       MPI_Message message;
-      MPI_Status status;
-      PMPI_Improbe(MPI_ANY_SOURCE, tag, layout_.private_comm, &found, &message, &status);
-      if (!found) break;
+      const auto probed = transport_.improbe(MPI_ANY_SOURCE, tag, layout_.private_comm, &message);
+      if (!probed) break;
       const double received = mcm::wall_seconds();
-      int bytes = 0;
-      PMPI_Get_count(&status, MPI_BYTE, &bytes);
-      scratch_.resize(static_cast<size_t>(bytes));
-      PMPI_Mrecv(scratch_.data(), bytes, MPI_BYTE, &message, MPI_STATUS_IGNORE);
-      const int from = status.MPI_SOURCE;
+      scratch_.resize(static_cast<size_t>(probed->bytes));
+      transport_.mrecv(scratch_.data(), probed->bytes, &message);
+      const int from = probed->source;
       const int from_vm = layout_.vm_of_world_rank[static_cast<size_t>(from)];
-      if (tag == path::kTagPathAck) {
-        on_acks(scratch_);
-      } else if (tag == path::kTagProbe) {
-        path::Probe probe;
-        if (scratch_.size() >= sizeof probe) std::memcpy(&probe, scratch_.data(), sizeof probe);
-        answer_probe(from, probe, arrival(from_vm, probe, received));
+      if (tag == protocol::kTagLateReports) {
+        on_late_reports(from_vm, scratch_);
+      } else if (tag == protocol::kTagProbe) {
+        const auto probe = protocol::read_probe(scratch_.data(), scratch_.size());
+        if (probe)
+          answer_probe(from, *probe, arrival(from_vm, *probe, received));
+        else
+          refuse(from_vm, probe.error);
       } else {
         on_probe_reply(from_vm, scratch_);
       }
@@ -310,12 +310,12 @@ void Runtime::step(bool waiting) {
 
 void Runtime::note_rings(const std::vector<Ring>& rings) {
   for (const Ring& r : rings)
-    if (path::is_probe_ring_key(r.key)) rung_probes_.push_back(r);
+    if (protocol::is_probe_ring_key(r.key)) rung_probes_.push_back(r);
 }
 
-double Runtime::arrival(int from_vm, const path::Probe& probe, double read) {
-  if (probe.bytes > path::kRingStampedProbeBytes) return read;
-  const std::uint64_t key = path::probe_ring_key(from_vm, probe.seq);
+double Runtime::arrival(int from_vm, const protocol::Probe& probe, double read) {
+  if (probe.bytes > protocol::kRingStampedProbeBytes) return read;
+  const std::uint64_t key = protocol::probe_ring_key(from_vm, probe.seq);
   for (const Ring& r : rung_probes_) {
     if (r.key != key || r.arrived > read) continue;
     const double delay_us = (read - r.arrived) * 1e6;
@@ -366,17 +366,17 @@ void Runtime::apply(const Decision& d) {
 
 void Runtime::notify(int destination_vm, bool through_daemons, int via) {
   for (int rank : local_ranks_) {
-    auto e = std::make_shared<wire::Envelope>();
-    e->kind = wire::kRouteUpdate;
-    e->flags = through_daemons ? wire::kFlagThroughDaemons : 0;
+    auto e = std::make_shared<protocol::Envelope>();
+    e->kind = protocol::kRouteUpdate;
+    e->flags = through_daemons ? protocol::kFlagThroughDaemons : 0;
     e->via = static_cast<std::int16_t>(via);
     e->source = layout_.world_rank;
     e->destination = rank;
     e->tag = destination_vm;
     e->t_send = mcm::wall_seconds();
     MPI_Request request;
-    PMPI_Isend(e.get(), sizeof *e, MPI_BYTE, rank, wire::data_tag(rank), layout_.private_comm,
-               &request);
+    transport_.isend(e.get(), sizeof *e, rank, protocol::data_tag(rank), layout_.private_comm,
+                     &request);
     poller_.watch(request, [e](const MPI_Status&) {});
     ring(rank);
   }
@@ -427,6 +427,7 @@ void Runtime::log_summary() const {
       "time){}{}; probes sent {}, answered {}, replies {}; switches {}, returns {}",
       acks_, ack_batches_, imprecise_acks_, from.empty() ? "" : "; from:", from, probes_sent_,
       probes_answered_, replies_, selector_.switches(), selector_.returns());
+  if (refused_ > 0) log_->error("runtime: {} malformed messages ignored", refused_);
   if (probes_answered_ > 0)
     log_->info(
         "runtime: probes answered: {} stamped by their ring's arrival, read {:.0f} µs after "

@@ -1,20 +1,22 @@
 // The Application Runtime of modes relay and adaptive (thesis 3.4): monitoring,
 // detection, ACKs, selection and return, around a PathSelector (the decisions) inside the
-// daemon's event loop. Protocol of its messages: mcm/path_messages.h.
+// daemon's event loop. Protocol of its messages: mcm/protocol/runtime_messages.h.
 //
-//  - Start-up (collective over the daemon communicator): clock offsets between VMs; every
-//    probe exchange refreshes them (ClockTracker), and a latency counts as congested only
-//    beyond what the offset's uncertainty may add to it.
-//  - step(), on every poll: takes ACK batches of late messages (observations of the path
-//    each message took), probes from other daemons (answered at once) and replies to its
-//    own probes (observations of its direct paths, and each peer's view of its paths).
+//  - Start-up: the clock offsets between VMs, measured by the daemon beforehand
+//    (estimate_clock_offsets(), collective); every probe exchange refreshes them
+//    (ClockTracker), and a latency counts as congested only beyond what the offset's
+//    uncertainty may add to it.
+//  - step(), on every poll: takes batches of late reports (the thesis's ACKs: observations
+//    of the path each late message took), probes from other daemons (answered at once)
+//    and replies to its own probes (observations of its direct paths, and each peer's
+//    view of its paths).
 //  - A timer every probe_interval/4: probes the detoured pairs' direct paths, and every
 //    fourth time all other daemons (a round: its replies are judged together, less the
 //    delay they all shared at this VM, ProbeRounds); then lets the selector return
 //    recovered pairs. With no pair detoured, only the fourth ticks (every probe_interval).
 //  - Decisions: logged (info) with their reason and figures. The relay's source role asks
 //    via() for every new message; in mode adaptive the ranks of this VM are told with a
-//    kRouteUpdate frame (wire.h rule 7).
+//    kRouteUpdate frame (frames.h rule 7).
 //  - Shutdown: quiesce() stops probing and calls back once every probe it sent has been
 //    answered (peers answer until they finalize), so that no runtime message is in
 //    flight when the daemons pass their shutdown barrier.
@@ -35,7 +37,7 @@
 #include "mcm/bootstrap.h"
 #include "mcm/config.h"
 #include "mcm/doorbell.h"
-#include "mcm/path_messages.h"
+#include "mcm/protocol/runtime_messages.h"
 #include "mcm/topology.h"
 #include "plumbing/mpi_poller.h"
 #include "runtime/clock_offsets.h"
@@ -57,8 +59,8 @@ class Runtime {
   /// adaptive (ranks send directly while healthy and must hear of switches).
   Runtime(const Layout& layout, MpiPoller& poller, boost::asio::io_context& io,
           const Doorbell& doorbell, const RuntimeConfig& config, const mcm::Topology* table,
-          std::vector<std::string> vm_names, std::vector<int> static_vias, bool notify_ranks,
-          std::shared_ptr<spdlog::logger> log);
+          std::vector<std::string> vm_names, std::vector<int> static_vias, ClockOffsets clocks,
+          bool notify_ranks, std::shared_ptr<spdlog::logger> log);
 
   void start();
   /// How many bytes of this daemon's frames to VM `vm`'s daemon are in flight (the
@@ -68,7 +70,7 @@ class Runtime {
   /// on the private communicator (false: nothing to receive, no MPI call).
   void step(bool waiting);
   /// The keyed rings a doorbell just drained (mcm/doorbell.h), before the poll they wake:
-  /// a probe that poll finds is stamped with its ring's arrival (path_messages.h rule 3).
+  /// a probe that poll finds is stamped with its ring's arrival (runtime_messages.h rule 3).
   void note_rings(const std::vector<Ring>& rings);
   /// Stops probing; `done` runs once every probe sent was answered (or after `grace`).
   void quiesce(std::chrono::milliseconds grace, std::function<void()> done);
@@ -91,18 +93,21 @@ class Runtime {
   /// Sends every unpinned pair through the daemons (odd flips: through a third VM) or
   /// back to the native path (a pair the selector detoured stays with the daemons).
   void flip(bool to_daemons);
-  /// A probe of `bytes` (path_messages.h rule 4; at least sizeof(Probe)).
+  /// A probe of `bytes` (runtime_messages.h rule 4; at least sizeof(Probe)).
   void send_probe(int peer, long long bytes);
-  void answer_probe(int peer, const path::Probe& probe, double received);
+  void answer_probe(int peer, const protocol::Probe& probe, double received);
   /// When a probe from `from_vm`, read at `read`, reached this VM: its ring's arrival when
   /// the probe is small and was there at the poll its ring woke, else `read`.
-  double arrival(int from_vm, const path::Probe& probe, double read);
+  double arrival(int from_vm, const protocol::Probe& probe, double read);
   void on_probe_reply(int peer, const std::vector<char>& bytes);
   /// Hands a released probe to the selector, less its round's shared delay.
   void judge(const RoundProbe& probe);
-  void on_acks(const std::vector<char>& bytes);
+  /// A batch of late reports (the thesis's ACKs) from a rank of VM `from_vm`.
+  void on_late_reports(int from_vm, const std::vector<char>& bytes);
+  /// A message the codec refused: logged and counted, not used.
+  void refuse(int from_vm, const std::string& why);
   void apply(const Decision& decision);
-  /// Tells this VM's ranks how to send to `destination_vm` (wire.h rule 7): natively,
+  /// Tells this VM's ranks how to send to `destination_vm` (frames.h rule 7): natively,
   /// or through the daemons: straight to VM `via`'s daemon, or with `via` -1 to this VM's.
   void notify(int destination_vm, bool through_daemons, int via);
   void check_quiesced();
@@ -113,6 +118,7 @@ class Runtime {
 
   const Layout& layout_;
   MpiPoller& poller_;
+  Transport& transport_;  ///< poller_'s: every MPI call of the runtime
   const Doorbell& doorbell_;
   RuntimeConfig config_;
   std::shared_ptr<spdlog::logger> log_;
@@ -144,6 +150,7 @@ class Runtime {
   std::vector<Ring> rung_probes_;
   // Counters for the summary.
   std::uint64_t acks_ = 0, imprecise_acks_ = 0, ack_batches_ = 0;
+  std::uint64_t refused_ = 0;  ///< messages the codec refused
   std::uint64_t probes_sent_ = 0, probes_answered_ = 0, replies_ = 0;
   /// Probes stamped by their ring, and how long after their arrival this daemon read them.
   std::uint64_t ring_stamped_ = 0, late_reads_ = 0;  ///< late_reads_: more than 1 ms

@@ -1,5 +1,5 @@
 // fake_shim: drives the REAL mcmd relay engine without libmcm's engine, by doing what a
-// shim does on the wire (mcm/wire.h): bootstrap(Role::application), frames of
+// shim does on the wire (mcm/protocol/frames.h): bootstrap(Role::application), frames of
 // MCM_CHUNK_BYTES to the local daemon for remote ranks and straight to peers on the same
 // VM, Improbe of its own data tag from any source, kMatchAck for synchronous messages, and
 // kTagAppFinalizing to its daemon at the end. Run it like mcmrun's command, minus
@@ -37,11 +37,11 @@
 
 #include "mcm/bootstrap.h"
 #include "mcm/protocol.h"
-#include "mcm/wire.h"
+#include "mcm/protocol/frames.h"
 
 namespace {
 
-using mcm::wire::Envelope;
+using mcm::protocol::Envelope;
 
 struct Options {
   std::string go_file;
@@ -171,8 +171,8 @@ class FakeShim {
       const Outgoing m = out_.front();
       out_.pop_front();
       Envelope e;
-      e.kind = mcm::wire::kData;
-      e.flags = m.sync ? mcm::wire::kFlagSync : 0;
+      e.kind = mcm::protocol::kData;
+      e.flags = m.sync ? mcm::protocol::kFlagSync : 0;
       e.source = e.source_in_comm = l_.world_rank;
       e.destination = m.destination;
       e.context = 0;
@@ -193,7 +193,8 @@ class FakeShim {
       Pending& p = frame_out_.front();
       MPI_Request r;
       PMPI_Isend(p.buffer.data(), static_cast<int>(p.buffer.size()), MPI_BYTE,
-                 next_hop(p.destination), mcm::wire::data_tag(p.destination), l_.private_comm, &r);
+                 next_hop(p.destination), mcm::protocol::data_tag(p.destination), l_.private_comm,
+                 &r);
       requests_.push_back(r);
       in_flight_.push_back(std::move(p.buffer));
       frame_out_.pop_front();
@@ -218,7 +219,7 @@ class FakeShim {
     int found = 0;
     MPI_Message message;
     MPI_Status status;
-    PMPI_Improbe(MPI_ANY_SOURCE, mcm::wire::data_tag(l_.world_rank), l_.private_comm, &found,
+    PMPI_Improbe(MPI_ANY_SOURCE, mcm::protocol::data_tag(l_.world_rank), l_.private_comm, &found,
                  &message, &status);
     if (!found) return false;
     int count = 0;
@@ -249,8 +250,8 @@ class FakeShim {
     if (via_slot >= 0 && via_slot <= l_.daemon_count)
       ++via_counts_[static_cast<size_t>(
           (vm(e.source) * l_.daemon_count + l_.vm) * (l_.daemon_count + 1) + via_slot)];
-    const bool last = mcm::wire::is_last_frame(e);
-    if (e.kind == mcm::wire::kMatchAck) {
+    const bool last = mcm::protocol::is_last_frame(e);
+    if (e.kind == mcm::protocol::kMatchAck) {
       if (bytes != 0 || e.chunk_bytes != 0) error("kMatchAck with a payload", e, from);
       if (!acked_.insert_new(e.source, e.msg_id)) error("duplicate kMatchAck", e, from);
       if (!local && e.t_arrive == 0) error("t_arrive not stamped on a relayed kMatchAck", e, from);
@@ -272,14 +273,14 @@ class FakeShim {
       }
     if (last != (e.t_arrive != 0) && !local) error("t_arrive on a wrong frame", e, from);
     if (local && e.t_arrive != 0) error("t_arrive on a direct frame", e, from);
-    if (((e.flags & mcm::wire::kFlagSync) != 0) != m.sync) error("wrong sync flag", e, from);
+    if (((e.flags & mcm::protocol::kFlagSync) != 0) != m.sync) error("wrong sync flag", e, from);
     x.offset += bytes;
     bytes_in += static_cast<long long>(bytes);
     if (!last) return;
     ++messages_in;
     if (m.sync) {  // acknowledge: an envelope-only frame back to the source
       Envelope ack = e;
-      ack.kind = mcm::wire::kMatchAck;
+      ack.kind = mcm::protocol::kMatchAck;
       ack.flags = 0;
       ack.via = -1;
       ack.source = ack.source_in_comm = l_.world_rank;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Checks the relay engine of the real mcmd daemons on a 4-VM testbed, without libmcm's
 # engine: the job is mcmrun's own relay-mode command (--dry-run, MCM_EXPERIMENTAL_RELAY=1)
-# with LD_PRELOAD removed, running fake_shim, which speaks the shim's side of wire.h and
+# with LD_PRELOAD removed, running fake_shim, which speaks the shim's side of mcm/protocol/frames.h and
 # checks every frame (payload, order, exactly once, via, t_arrive, kMatchAck).
 #   1. mcmrun resolves --route names and hands routes and chunk size to daemons and ranks;
 #   2. all-to-all among 8 ranks (2 per VM), messages of 0 B .. 1 MiB in 60 KiB frames,

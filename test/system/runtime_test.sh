@@ -129,7 +129,7 @@ for run in adaptive relay adaptive-ips; do
   # record: the pair's messages of the episode went via the detour, and the rest of the
   # run went direct (the pair did return). Relay: vm1's daemon sent them via the
   # intermediate, which carried the same ones. Adaptive: vm1's rank sent them straight
-  # to the intermediate's daemon (a direct detour, mcm/wire.h rule 7), which carried the
+  # to the intermediate's daemon (a direct detour, mcm/protocol/frames.h rule 7), which carried the
   # same ones, and vm1's daemon none.
   if [ "$mode" = adaptive ]; then
     via_line=$(grep -h -m1 -E "relay: in transit: VM 0 \([^)]*\) -> VM 1 \([^)]*\) via " "$logs"/mcmd-vm*.log)

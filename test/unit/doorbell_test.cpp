@@ -6,7 +6,7 @@
 #include <thread>
 
 #include "mcm/clock.h"
-#include "mcm/path_messages.h"
+#include "mcm/protocol/runtime_messages.h"
 
 namespace {
 
@@ -38,12 +38,12 @@ TEST_CASE("a stamped doorbell hands back keyed rings with their arrival, drops u
   const double before = mcm::wall_seconds();
   ringer.ring(to);  // unkeyed: wakes, but is not handed back
   ringer.ring(to, 42);
-  ringer.ring(to, mcm::path::probe_ring_key(3, 7));
+  ringer.ring(to, mcm::protocol::probe_ring_key(3, 7));
   const std::vector<mcm::Ring> rings = drain_until(bell, 2);
   const double after = mcm::wall_seconds();
   REQUIRE(rings.size() == 2);
   CHECK(rings[0].key == 42);
-  CHECK(rings[1].key == mcm::path::probe_ring_key(3, 7));
+  CHECK(rings[1].key == mcm::protocol::probe_ring_key(3, 7));
   for (const mcm::Ring& r : rings) {
     CHECK(r.arrived >= before);
     CHECK(r.arrived <= after);
@@ -64,8 +64,8 @@ TEST_CASE("an unstamped doorbell drains keyed rings without handing them back") 
 }
 
 TEST_CASE("probe ring keys name the prober's VM and sequence number, and nothing else matches") {
-  using mcm::path::is_probe_ring_key;
-  using mcm::path::probe_ring_key;
+  using mcm::protocol::is_probe_ring_key;
+  using mcm::protocol::probe_ring_key;
   CHECK(is_probe_ring_key(probe_ring_key(0, 1)));
   CHECK(probe_ring_key(0, 1) != probe_ring_key(1, 1));
   CHECK(probe_ring_key(2, 1) != probe_ring_key(2, 2));

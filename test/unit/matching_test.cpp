@@ -118,7 +118,7 @@ TEST_CASE("a flush marker keeps its place in the order and matches no receive") 
 }
 
 TEST_CASE("offer() matches outside the sequence numbers, in arrival order") {
-  // Natives taken out of MPI at an epoch's start (wire.h rule 11) precede the frames.
+  // Natives taken out of MPI at an epoch's start (frames.h rule 11) precede the frames.
   M m;
   Msg native{1}, frame{2};
   CHECK(m.offer(&native, from(3, 9, 0)) == nullptr);  // unexpected

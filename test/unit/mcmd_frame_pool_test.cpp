@@ -1,7 +1,7 @@
 // mcmd's frame memory bound (FramePool) and its forwarding counters.
 #include <catch2/catch.hpp>
 
-#include "mcm/wire.h"
+#include "mcm/protocol/frames.h"
 #include "relay/frame_pool.h"
 #include "relay/relay_counters.h"
 
@@ -18,8 +18,8 @@ TEST_CASE(
   CHECK(FramePool(200000, 40000, 4, 3).window() == 40000);
   CHECK(FramePool(200000, 10000, 0, 0).quota() == 100000);  // no ranks: one slot, no division by 0
   CHECK(FramePool(200000, 10000, 0, 0).window() == 100000);
-  // A frame costs at least wire::kMinFrameCharge, so that is the least "max frame".
-  CHECK(FramePool(2000, 100, 4, 3).quota() == mcm::wire::kMinFrameCharge);
+  // A frame costs at least protocol::kMinFrameCharge, so that is the least "max frame".
+  CHECK(FramePool(2000, 100, 4, 3).quota() == mcm::protocol::kMinFrameCharge);
 }
 
 TEST_CASE("frame pool: a destination takes frames until one more max frame would not fit",
@@ -141,7 +141,7 @@ TEST_CASE("frame pool: what waits unmatched at a daemon stays within half the bu
       unmatched.erase(unmatched.begin() + static_cast<long>(k));
     }
     std::size_t at_daemon0 = 0;
-    for (const auto& u : unmatched) at_daemon0 += mcm::wire::charge(u.second);
+    for (const auto& u : unmatched) at_daemon0 += mcm::protocol::charge(u.second);
     REQUIRE(at_daemon0 <= buffer / 2);
   }
 }

@@ -1,4 +1,4 @@
-// mcmd's static route table and hop rules (wire.h rule 3), on made-up jobs without MPI.
+// mcmd's static route table and hop rules (frames.h rule 3), on made-up jobs without MPI.
 #include <catch2/catch.hpp>
 #include <stdexcept>
 
@@ -24,9 +24,10 @@ Placement job(int my_vm) {
   return t;
 }
 
-mcm::wire::Envelope frame(int source, int destination, std::uint64_t msg_id, std::uint64_t offset,
-                          std::uint32_t chunk, std::uint64_t message_bytes) {
-  mcm::wire::Envelope e;
+mcm::protocol::Envelope frame(int source, int destination, std::uint64_t msg_id,
+                              std::uint64_t offset, std::uint32_t chunk,
+                              std::uint64_t message_bytes) {
+  mcm::protocol::Envelope e;
   e.source = source;
   e.destination = destination;
   e.msg_id = msg_id;
@@ -99,7 +100,7 @@ TEST_CASE("hop rules: source, in transit and destination", "[mcmd][routes]") {
 TEST_CASE("hop rules: a direct detour's frame goes from its intermediate to its rank",
           "[mcmd][routes]") {
   // Mode adaptive: rank 1 (VM 0) sent its frame for rank 6 (VM 3) straight to VM 2's
-  // daemon (wire.h rule 7), whatever the static routes say.
+  // daemon (frames.h rule 7), whatever the static routes say.
   auto e = frame(1, 6, 3, 0, 100, 100);
   e.via = 2;
   HopRouter intermediate(job(2), RouteTable(4, {Route{0, 3, 1}}));
@@ -150,7 +151,7 @@ TEST_CASE("hop rules: a kMatchAck travels like any frame to its rank", "[mcmd][r
   // Rank 2 (VM 1) acknowledges a synchronous send of rank 0 (VM 0); route 1 -> 0 via 3.
   HopRouter router(job(1), RouteTable(4, {Route{1, 0, 3}}));
   auto ack = frame(2, 0, 9, 0, 0, 0);
-  ack.kind = mcm::wire::kMatchAck;
+  ack.kind = mcm::protocol::kMatchAck;
   const Hop hop = router.route(2, 0, ack);
   CHECK(hop.role == HopRole::source);
   CHECK(ack.via == 3);

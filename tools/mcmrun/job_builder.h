@@ -82,7 +82,7 @@ struct Settings {
 std::vector<std::string> vm_names(const Allocation& alloc,
                                   const std::vector<std::string>& table_names);
 
-/// Whether `mode` moves point-to-point traffic as frames (wire.h): relay and adaptive.
+/// Whether `mode` moves point-to-point traffic as frames (frames.h): relay and adaptive.
 bool uses_frames(mcm::Mode mode);
 
 /// The command line wins over the config (`config` may be null). A relative log_dir from

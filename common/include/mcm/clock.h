@@ -1,4 +1,4 @@
-// The clock of MCM's timestamps (wire::Envelope::t_send, t_arrive, and the runtime's
+// The clock of MCM's timestamps (protocol::Envelope::t_send, t_arrive, and the runtime's
 // latency measurements).
 //
 // Not MPI_Wtime: Open MPI 4.1 starts it at 0 in every process at its first call, so two

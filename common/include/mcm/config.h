@@ -9,7 +9,7 @@
 //     idle_sleep_max_us: 200000               # 10..1000000, longest idle sleep (µs)
 //     log_level: info                         # trace | debug | info | warn | error
 //     nice: -15                               # -20..19, mcmd's scheduling priority
-//   relay:                                    # modes relay and adaptive (wire.h)
+//   relay:                                    # modes relay and adaptive (frames.h)
 //     chunk_bytes: 61440                      # 4096..64 MiB, payload bytes per frame
 //     buffer_bytes: 67108864                  # >= 1 MiB, frame bytes one mcmd may hold
 //   runtime:                                  # congestion detection (modes relay, adaptive)
@@ -62,7 +62,7 @@ struct DaemonConfig {
   int nice = -15;
 };
 
-/// Frames of the managed traffic (wire.h) and how much of them a daemon may hold.
+/// Frames of the managed traffic (frames.h) and how much of them a daemon may hold.
 struct RelayConfig {
   static constexpr long long kMinChunkBytes = 4096;
   static constexpr long long kMaxChunkBytes = 64LL << 20;
@@ -101,7 +101,7 @@ struct RuntimeConfig {
   int probe_interval_ms = 200;
   /// Testing only (0: off): mode adaptive sends every unpinned pair through the daemons
   /// (every other time through a third VM) and back to the native path, alternately, this
-  /// often, whatever the network says, so that the switches (wire.h rules 10-11) happen in
+  /// often, whatever the network says, so that the switches (frames.h rules 10-11) happen in
   /// every program (system.compare, its adaptive run).
   int flip_routes_ms = 0;
 };

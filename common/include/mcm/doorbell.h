@@ -15,7 +15,7 @@
 // clock of mcm/clock.h), and drain() hands back the keyed ones with their stamps. The
 // runtime keys the ring that follows each of its probes, so the answering daemon knows
 // when the probe reached its VM even if it was itself not running then
-// (mcm/path_messages.h rule 3).
+// (mcm/protocol/runtime_messages.h rule 3).
 //
 // Addresses travel in bootstrap() (mcm/bootstrap.h): each process's IPv4 address (its
 // first non-loopback interface that is up) and port.

@@ -1,4 +1,4 @@
-// Static routes: "traffic from VM A to VM B goes through VM C" (relay mode, wire.h rule 3).
+// Static routes: "traffic from VM A to VM B goes through VM C" (relay mode, frames.h rule 3).
 //
 // Users write routes in the config file (`routes: [{from: A, to: B, via: C}]`) or as
 // `mcmrun --route A:B:C`. A VM is a 0-based index into the allocation's hosts (in order

@@ -84,14 +84,9 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace mcm::wire {
+#include "mcm/protocol/tags.h"
 
-constexpr int kTagDataBase = 1024;
-
-/// The tag of a frame travelling to application world rank `world_rank`.
-constexpr int data_tag(int world_rank) {
-  return kTagDataBase + world_rank;
-}
+namespace mcm::protocol {
 
 enum Kind : std::uint8_t {
   kData = 1,         ///< a chunk of an application message
@@ -152,4 +147,4 @@ inline bool is_last_frame(const Envelope& e) {
   return e.offset + e.chunk_bytes >= e.message_bytes;
 }
 
-}  // namespace mcm::wire
+}  // namespace mcm::protocol

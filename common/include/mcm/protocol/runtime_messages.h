@@ -1,19 +1,21 @@
-// The runtime's own messages (modes relay and adaptive): ACKs of late messages and the
-// daemons' active probes. Channel: the private communicator of bootstrap() (ranks are
-// world ranks), datatype MPI_BYTE, tags below wire::kTagDataBase.
+// The runtime's own messages (modes relay and adaptive): reports of late messages (the
+// thesis's ACKs; not the kMatchAck frame of frames.h rule 5) and the daemons' active
+// probes. Channel: the private communicator of bootstrap() (ranks are world ranks),
+// datatype MPI_BYTE, tags in mcm/protocol/tags.h.
 //
 // Protocol
-//  1. ACK rule (thesis 3.4.3). When a receive completes on a message from another VM, the
-//     receiving shim compares t_r, when the message had fully arrived on its VM (the
-//     destination daemon's stamp, or the shim's own on the direct path of mode adaptive),
-//     with t_rq, when the application asked for it (posted the receive). Only when
-//     t_r > t_rq (the receiver waited for it) does it report the message to the source
-//     VM's daemon as a LateArrival; otherwise nothing is sent. Reports travel in batches
-//     (kTagPathAck, an array of LateArrival, one source VM per batch) of at most
-//     kAckBatch records, sent when full, when the oldest is kAckDelay old (at the shim's
-//     next MPI call) and when the rank finalizes. A batch is sent with PMPI_Issend and the
-//     rank finalizes only once every batch was matched, so the source daemon counts every
-//     ACK before it leaves (the counts are exact).
+//  1. Late reports (the thesis's ACK rule, 3.4.3). When a receive completes on a message
+//     from another VM, the receiving shim compares t_r, when the message had fully
+//     arrived on its VM (the destination daemon's stamp, or the shim's own on the direct
+//     path of mode adaptive), with t_rq, when the application asked for it (posted the
+//     receive). Only when t_r > t_rq (the receiver waited for it) does it report the
+//     message to the source VM's daemon as a LateArrival; otherwise nothing is sent.
+//     Reports travel in batches (kTagLateReports, an array of LateArrival, one source VM
+//     per batch) of at most kLateReportBatch records, sent when full, when the oldest is
+//     kLateReportDelay old (at the shim's next MPI call) and when the rank finalizes. A
+//     batch is sent with PMPI_Issend and the rank finalizes only once every batch was
+//     matched, so the source daemon counts every report before it leaves (the counts are
+//     exact).
 //  2. The source daemon turns each record into an observation of its path (destination
 //     VM, via): latency = t_arrive - t_send - (offset of the destination VM's clock -
 //     offset of its own), offsets estimated at start-up (ClockOffsets).
@@ -45,18 +47,16 @@
 
 #include <cstdint>
 
-namespace mcm::path {
+#include "mcm/protocol/tags.h"
 
-constexpr int kTagPathAck = 2;
-constexpr int kTagProbe = 3;
-constexpr int kTagProbeReply = 4;
+namespace mcm::protocol {
 
-constexpr int kAckBatch = 64;
+constexpr int kLateReportBatch = 64;
 /// Seconds a report may wait for others to the same VM. CG class B on 4 VMs reports
 /// 150-250 late messages a second per pair: at 2 ms nearly every report left alone (3453
 /// batches for 3631 reports), each one an MPI message that wakes the source daemon; 20 ms
 /// batches a few, and delays the detection by at most that (a switch takes 100+ ms).
-constexpr double kAckDelay = 0.020;
+constexpr double kLateReportDelay = 0.020;
 
 /// One late message, as reported to its source VM's daemon (48 bytes).
 struct LateArrival {
@@ -102,4 +102,4 @@ struct ProbeReply {
   std::int32_t probe_bytes = 0;  ///< the probe's Probe::bytes (rule 4)
 };
 
-}  // namespace mcm::path
+}  // namespace mcm::protocol

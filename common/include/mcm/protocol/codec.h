@@ -1,0 +1,69 @@
+// Reading and writing MCM's messages (mcm/protocol.h) as bytes. Every read checks the
+// size it was given against what the message says of itself and returns an error, never
+// reads past the bytes or trusts a length from the wire; every write produces exactly
+// what the matching read accepts. Pure (no MPI): unit-tested in test/unit/codec_test.cpp.
+//
+// Formats (homogeneous clusters: the structs' own layout, no byte swapping):
+//   frame        Envelope (80 bytes), then chunk_bytes of payload; nothing else.
+//   late reports LateArrival[n], 1 <= n <= kLateReportBatch (48 bytes each).
+//   probe        Probe, then zero padding up to Probe::bytes (<= kMaxProbeBytes).
+//   probe reply  ProbeReply, then vm_count doubles (the job's VM count).
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mcm/protocol/frames.h"
+#include "mcm/protocol/runtime_messages.h"
+
+namespace mcm::protocol {
+
+/// A message read from bytes, or why the bytes are not one (`error`, for a log line:
+/// what was wrong, with the sizes involved).
+template <class T>
+struct Decoded {
+  std::optional<T> value;
+  std::string error;
+
+  explicit operator bool() const { return value.has_value(); }
+  const T& operator*() const { return *value; }
+  const T* operator->() const { return &*value; }
+
+  static Decoded failure(std::string why) { return Decoded{std::nullopt, std::move(why)}; }
+};
+
+/// Writes `e` over the first sizeof(Envelope) bytes of `frame`.
+void write_envelope(const Envelope& e, char* frame);
+/// The envelope of a frame of `bytes` bytes (envelope and payload): fails on a frame
+/// shorter than an envelope, one whose size is not envelope + chunk_bytes, an unknown
+/// kind, a chunk outside its message or a `via` below -1.
+Decoded<Envelope> read_envelope(const char* frame, std::size_t bytes);
+
+/// The late reports of a batch of `bytes` bytes in a job of `vm_count` VMs: fails unless
+/// it holds 1 to kLateReportBatch whole records whose VMs (source, destination, via) are
+/// VMs of the job.
+Decoded<std::vector<LateArrival>> read_late_reports(const char* batch, std::size_t bytes,
+                                                    int vm_count);
+
+/// `probe` as bytes: its header, then zeros up to max(probe.bytes, sizeof(Probe)), at most
+/// kMaxProbeBytes; probe.bytes is set to the size written.
+std::vector<char> write_probe(Probe probe);
+/// A probe of `bytes` bytes: fails when shorter than its header or when its `bytes`
+/// field does not say `bytes`.
+Decoded<Probe> read_probe(const char* data, std::size_t bytes);
+
+/// A probe reply as it travels: the header and the answering daemon's view of its
+/// direct paths (runtime_messages.h rule 3), one double per VM.
+struct ProbeAnswer {
+  ProbeReply head;
+  std::vector<double> excess_us;
+};
+/// `answer` as bytes; head.vm_count is set to excess_us.size().
+std::vector<char> write_probe_reply(ProbeAnswer answer);
+/// A reply of `bytes` bytes in a job of `vm_count` VMs: fails unless it is a header
+/// saying `vm_count` followed by exactly that many doubles.
+Decoded<ProbeAnswer> read_probe_reply(const char* data, std::size_t bytes, int vm_count);
+
+}  // namespace mcm::protocol

@@ -1,0 +1,111 @@
+#include "mcm/protocol/codec.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace mcm::protocol {
+namespace {
+
+std::string sizes(std::size_t got, std::size_t expected) {
+  return std::to_string(got) + " bytes, expected " + std::to_string(expected);
+}
+
+bool known_kind(std::uint8_t kind) {
+  return kind >= kData && kind <= kFlushAck;
+}
+
+}  // namespace
+
+void write_envelope(const Envelope& e, char* frame) {
+  std::memcpy(frame, &e, sizeof e);
+}
+
+Decoded<Envelope> read_envelope(const char* frame, std::size_t bytes) {
+  Envelope e;
+  if (bytes < sizeof e)
+    return Decoded<Envelope>::failure("frame of " + std::to_string(bytes) +
+                                      " bytes: shorter than an envelope (" +
+                                      std::to_string(sizeof e) + ")");
+  std::memcpy(&e, frame, sizeof e);
+  if (bytes != sizeof e + e.chunk_bytes)
+    return Decoded<Envelope>::failure("frame of " +
+                                      sizes(bytes, sizeof e + std::size_t{e.chunk_bytes}) +
+                                      " (envelope + chunk_bytes)");
+  if (!known_kind(e.kind))
+    return Decoded<Envelope>::failure("frame of unknown kind " + std::to_string(e.kind));
+  if (e.offset > e.message_bytes || e.chunk_bytes > e.message_bytes - e.offset)
+    return Decoded<Envelope>::failure("frame with bytes " + std::to_string(e.offset) + ".." +
+                                      std::to_string(e.offset + e.chunk_bytes) +
+                                      " of a message of " + std::to_string(e.message_bytes));
+  if (e.via < -1) return Decoded<Envelope>::failure("frame via VM " + std::to_string(e.via));
+  return Decoded<Envelope>{e, {}};
+}
+
+Decoded<std::vector<LateArrival>> read_late_reports(const char* batch, std::size_t bytes,
+                                                    int vm_count) {
+  using Result = Decoded<std::vector<LateArrival>>;
+  constexpr std::size_t kRecord = sizeof(LateArrival);
+  if (bytes == 0 || bytes % kRecord != 0 || bytes / kRecord > std::size_t{kLateReportBatch})
+    return Result::failure("late-report batch of " + std::to_string(bytes) + " bytes: not 1 to " +
+                           std::to_string(kLateReportBatch) + " records of " +
+                           std::to_string(kRecord));
+  std::vector<LateArrival> reports(bytes / kRecord);
+  std::memcpy(reports.data(), batch, bytes);
+  for (const LateArrival& r : reports)
+    if (r.source_vm < 0 || r.source_vm >= vm_count || r.destination_vm < 0 ||
+        r.destination_vm >= vm_count || r.via < -1 || r.via >= vm_count)
+      return Result::failure("late report of VM " + std::to_string(r.source_vm) + " -> " +
+                             std::to_string(r.destination_vm) + " via " + std::to_string(r.via) +
+                             " in a job of " + std::to_string(vm_count) + " VMs");
+  return Result{std::move(reports), {}};
+}
+
+std::vector<char> write_probe(Probe probe) {
+  probe.bytes = std::clamp<std::int64_t>(probe.bytes, sizeof probe, kMaxProbeBytes);
+  std::vector<char> bytes(static_cast<std::size_t>(probe.bytes), 0);
+  std::memcpy(bytes.data(), &probe, sizeof probe);
+  return bytes;
+}
+
+Decoded<Probe> read_probe(const char* data, std::size_t bytes) {
+  Probe probe;
+  if (bytes < sizeof probe)
+    return Decoded<Probe>::failure("probe of " + std::to_string(bytes) +
+                                   " bytes: shorter than its header (" +
+                                   std::to_string(sizeof probe) + ")");
+  std::memcpy(&probe, data, sizeof probe);
+  if (probe.bytes < 0 || static_cast<std::size_t>(probe.bytes) != bytes)
+    return Decoded<Probe>::failure("probe of " +
+                                   sizes(bytes, static_cast<std::size_t>(probe.bytes)) +
+                                   " (its own size field)");
+  return Decoded<Probe>{probe, {}};
+}
+
+std::vector<char> write_probe_reply(ProbeAnswer answer) {
+  answer.head.vm_count = static_cast<std::int32_t>(answer.excess_us.size());
+  const std::size_t tail = answer.excess_us.size() * sizeof(double);
+  std::vector<char> bytes(sizeof answer.head + tail);
+  std::memcpy(bytes.data(), &answer.head, sizeof answer.head);
+  if (tail > 0) std::memcpy(bytes.data() + sizeof answer.head, answer.excess_us.data(), tail);
+  return bytes;
+}
+
+Decoded<ProbeAnswer> read_probe_reply(const char* data, std::size_t bytes, int vm_count) {
+  ProbeAnswer answer;
+  const std::size_t expected =
+      sizeof answer.head + static_cast<std::size_t>(std::max(0, vm_count)) * sizeof(double);
+  if (bytes != expected)
+    return Decoded<ProbeAnswer>::failure("probe reply of " + sizes(bytes, expected) + " for " +
+                                         std::to_string(vm_count) + " VMs");
+  std::memcpy(&answer.head, data, sizeof answer.head);
+  if (answer.head.vm_count != vm_count)
+    return Decoded<ProbeAnswer>::failure("probe reply for " + std::to_string(answer.head.vm_count) +
+                                         " VMs in a job of " + std::to_string(vm_count));
+  answer.excess_us.resize(static_cast<std::size_t>(vm_count));
+  if (vm_count > 0)
+    std::memcpy(answer.excess_us.data(), data + sizeof answer.head,
+                answer.excess_us.size() * sizeof(double));
+  return Decoded<ProbeAnswer>{std::move(answer), {}};
+}
+
+}  // namespace mcm::protocol

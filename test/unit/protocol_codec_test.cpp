@@ -1,0 +1,211 @@
+// The protocol's codec (mcm/protocol/codec.h): what is written reads back the same, and
+// every size or field the bytes cannot have is refused with a reason, never read past.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "mcm/protocol/codec.h"
+
+using namespace mcm::protocol;
+
+namespace {
+
+Envelope data_frame(std::uint64_t message_bytes, std::uint64_t offset, std::uint32_t chunk) {
+  Envelope e;
+  e.kind = kData;
+  e.source = 3;
+  e.destination = 5;
+  e.context = 1;
+  e.tag = 42;
+  e.seq = 7;
+  e.msg_id = 99;
+  e.message_bytes = message_bytes;
+  e.offset = offset;
+  e.chunk_bytes = chunk;
+  e.t_send = 1.5;
+  return e;
+}
+
+std::vector<char> frame_bytes(const Envelope& e, std::size_t payload) {
+  std::vector<char> bytes(sizeof e + payload, 'x');
+  write_envelope(e, bytes.data());
+  return bytes;
+}
+
+LateArrival report(int source_vm, int destination_vm, int via) {
+  LateArrival r;
+  r.source_vm = source_vm;
+  r.destination_vm = destination_vm;
+  r.via = static_cast<std::int16_t>(via);
+  r.bytes = 4096;
+  r.t_send = 1.0;
+  r.t_arrive = 1.25;
+  r.t_request = 1.1;
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("codec: a frame's envelope reads back as written", "[protocol]") {
+  const Envelope e = data_frame(10000, 4096, 4096);
+  const auto bytes = frame_bytes(e, 4096);
+  const auto read = read_envelope(bytes.data(), bytes.size());
+  REQUIRE(read);
+  CHECK(read.error.empty());
+  CHECK(read->source == 3);
+  CHECK(read->destination == 5);
+  CHECK(read->tag == 42);
+  CHECK(read->seq == 7);
+  CHECK(read->offset == 4096);
+  CHECK(read->chunk_bytes == 4096);
+  CHECK(read->t_send == 1.5);
+}
+
+TEST_CASE("codec: control frames without payload read back", "[protocol]") {
+  for (Kind kind : {kMatchAck, kRouteUpdate, kFlush, kFlushAck}) {
+    Envelope e;
+    e.kind = kind;
+    e.via = 2;
+    const auto bytes = frame_bytes(e, 0);
+    const auto read = read_envelope(bytes.data(), bytes.size());
+    REQUIRE(read);
+    CHECK(read->kind == kind);
+    CHECK(read->via == 2);
+  }
+}
+
+TEST_CASE("codec: a frame shorter than an envelope is refused", "[protocol]") {
+  const auto bytes = frame_bytes(data_frame(0, 0, 0), 0);
+  const auto read = read_envelope(bytes.data(), sizeof(Envelope) - 1);
+  CHECK_FALSE(read);
+  CHECK_THAT(read.error, Catch::Contains("79 bytes") && Catch::Contains("shorter"));
+}
+
+TEST_CASE("codec: a frame whose size is not envelope plus chunk is refused", "[protocol]") {
+  const Envelope e = data_frame(10000, 0, 4096);
+  const auto bytes = frame_bytes(e, 4096);
+  CHECK(read_envelope(bytes.data(), bytes.size()));
+  const auto short_by_one = read_envelope(bytes.data(), bytes.size() - 1);
+  CHECK_FALSE(short_by_one);
+  CHECK_THAT(short_by_one.error, Catch::Contains("expected 4176"));
+  // A chunk_bytes from the wire that would overrun the buffer.
+  Envelope lying = e;
+  lying.chunk_bytes = 1u << 31;
+  const auto overrun = frame_bytes(lying, 4096);
+  CHECK_FALSE(read_envelope(overrun.data(), overrun.size()));
+}
+
+TEST_CASE("codec: a chunk outside its message is refused", "[protocol]") {
+  const auto past_end = frame_bytes(data_frame(5000, 4096, 1000), 1000);
+  CHECK_FALSE(read_envelope(past_end.data(), past_end.size()));
+  const auto wrapping = frame_bytes(data_frame(5000, ~std::uint64_t{0} - 10, 100), 100);
+  const auto read = read_envelope(wrapping.data(), wrapping.size());
+  CHECK_FALSE(read);
+  CHECK_THAT(read.error, Catch::Contains("of a message of 5000"));
+  const auto last = frame_bytes(data_frame(5000, 4096, 904), 904);
+  CHECK(read_envelope(last.data(), last.size()));
+}
+
+TEST_CASE("codec: unknown kinds and vias below -1 are refused", "[protocol]") {
+  Envelope e = data_frame(0, 0, 0);
+  e.kind = 0;
+  auto bytes = frame_bytes(e, 0);
+  CHECK_THAT(read_envelope(bytes.data(), bytes.size()).error, Catch::Contains("unknown kind 0"));
+  e.kind = kFlushAck + 1;
+  bytes = frame_bytes(e, 0);
+  CHECK_FALSE(read_envelope(bytes.data(), bytes.size()));
+  e.kind = kData;
+  e.via = -2;
+  bytes = frame_bytes(e, 0);
+  CHECK_THAT(read_envelope(bytes.data(), bytes.size()).error, Catch::Contains("via VM -2"));
+}
+
+TEST_CASE("codec: late reports read back in a job of their VMs", "[protocol]") {
+  const std::vector<LateArrival> batch = {report(0, 1, -1), report(0, 3, 2)};
+  const char* bytes = reinterpret_cast<const char*>(batch.data());
+  const auto read = read_late_reports(bytes, batch.size() * sizeof(LateArrival), 4);
+  REQUIRE(read);
+  REQUIRE(read->size() == 2);
+  CHECK((*read)[1].destination_vm == 3);
+  CHECK((*read)[1].via == 2);
+  CHECK((*read)[1].t_request == 1.1);
+}
+
+TEST_CASE("codec: late-report batches of broken sizes or foreign VMs are refused", "[protocol]") {
+  std::vector<LateArrival> batch(kLateReportBatch + 1, report(0, 1, -1));
+  const char* bytes = reinterpret_cast<const char*>(batch.data());
+  CHECK_FALSE(read_late_reports(bytes, 0, 4));
+  CHECK_FALSE(read_late_reports(bytes, sizeof(LateArrival) + 1, 4));
+  CHECK(read_late_reports(bytes, kLateReportBatch * sizeof(LateArrival), 4));
+  CHECK_FALSE(read_late_reports(bytes, batch.size() * sizeof(LateArrival), 4));
+  batch[0] = report(0, 4, -1);  // VM 4 in a job of 4
+  const auto foreign = read_late_reports(bytes, sizeof(LateArrival), 4);
+  CHECK_FALSE(foreign);
+  CHECK_THAT(foreign.error, Catch::Contains("0 -> 4") && Catch::Contains("4 VMs"));
+  batch[0] = report(0, 1, -2);
+  CHECK_FALSE(read_late_reports(bytes, sizeof(LateArrival), 4));
+  batch[0] = report(-1, 1, -1);
+  CHECK_FALSE(read_late_reports(bytes, sizeof(LateArrival), 4));
+}
+
+TEST_CASE("codec: probes are padded to their size and read back", "[protocol]") {
+  Probe p;
+  p.seq = 12;
+  p.t_send = 3.25;
+  p.bytes = 4096;
+  const auto bytes = write_probe(p);
+  CHECK(bytes.size() == 4096);
+  const auto read = read_probe(bytes.data(), bytes.size());
+  REQUIRE(read);
+  CHECK(read->seq == 12);
+  CHECK(read->bytes == 4096);
+  p.bytes = 1;  // at least its header
+  CHECK(write_probe(p).size() == sizeof(Probe));
+  p.bytes = 1 << 20;  // at most kMaxProbeBytes
+  CHECK(write_probe(p).size() == static_cast<std::size_t>(kMaxProbeBytes));
+}
+
+TEST_CASE("codec: probes whose size field disagrees are refused", "[protocol]") {
+  Probe p;
+  p.bytes = 4096;
+  const auto bytes = write_probe(p);
+  CHECK_FALSE(read_probe(bytes.data(), sizeof(Probe) - 1));
+  const auto cut = read_probe(bytes.data(), 2048);
+  CHECK_FALSE(cut);
+  CHECK_THAT(cut.error, Catch::Contains("2048 bytes, expected 4096"));
+}
+
+TEST_CASE("codec: probe replies carry one excess per VM", "[protocol]") {
+  ProbeAnswer a;
+  a.head.seq = 5;
+  a.head.t_received = 2.0;
+  a.head.probe_bytes = 4096;
+  a.excess_us = {0.0, 12.5, std::numeric_limits<double>::infinity(),
+                 std::numeric_limits<double>::quiet_NaN()};
+  const auto bytes = write_probe_reply(a);
+  const auto read = read_probe_reply(bytes.data(), bytes.size(), 4);
+  REQUIRE(read);
+  CHECK(read->head.vm_count == 4);
+  CHECK(read->head.seq == 5);
+  CHECK(read->excess_us[1] == 12.5);
+  CHECK(std::isinf(read->excess_us[2]));
+  CHECK(std::isnan(read->excess_us[3]));
+}
+
+TEST_CASE("codec: probe replies for another job size are refused", "[protocol]") {
+  ProbeAnswer a;
+  a.excess_us = {0.0, 1.0, 2.0};
+  auto bytes = write_probe_reply(a);
+  const auto wrong_job = read_probe_reply(bytes.data(), bytes.size(), 4);
+  CHECK_FALSE(wrong_job);
+  CHECK_THAT(wrong_job.error, Catch::Contains("for 4 VMs"));
+  CHECK_FALSE(read_probe_reply(bytes.data(), bytes.size() - 1, 3));
+  // A header that claims a huge vm_count in a message of the right size for 3.
+  ProbeReply lying;
+  lying.vm_count = 1 << 30;
+  std::memcpy(bytes.data(), &lying, sizeof lying);
+  const auto huge = read_probe_reply(bytes.data(), bytes.size(), 3);
+  CHECK_FALSE(huge);
+  CHECK_THAT(huge.error, Catch::Contains("in a job of 3"));
+}
