@@ -22,8 +22,7 @@ class MpiTransport final : public Transport {
     PMPI_Iprobe(source, tag, comm, &found, MPI_STATUS_IGNORE);
     return found != 0;
   }
-  std::optional<Probed> improbe(int source, int tag, MPI_Comm comm,
-                                MPI_Message* message) override {
+  std::optional<Probed> improbe(int source, int tag, MPI_Comm comm, MPI_Message* message) override {
     int found = 0;
     MPI_Status status;
     PMPI_Improbe(source, tag, comm, &found, message, &status);

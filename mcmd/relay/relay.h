@@ -65,7 +65,7 @@ class Relay {
 
   /// Starts forwarding (registers with the poller); `also` (may be empty) runs on every
   /// poll step too (the runtime's receiving), told whether any message of any tag was
-  /// waiting (the step's own PMPI_Iprobe), so that it need not probe when none was.
+  /// waiting (the step's own iprobe), so that it need not probe when none was.
   /// `also` runs after every step: `waiting` as for Runtime::step, `forwarding` when
   /// the step moved frames or holds some (mcmd/plumbing/priority.h).
   void start(std::function<void(bool waiting, bool forwarding)> also = nullptr);

@@ -1,0 +1,138 @@
+// The relay's flow control (mcmd/relay/relay.h, frame_pool.h) over FakeTransport: a
+// daemon takes a destination's frames only while that destination's quota has room,
+// leaves the rest with their sender, never lets a stalled destination hold up another,
+// and forwards every frame, in order, as the next daemon takes them.
+#include <boost/asio/io_context.hpp>
+#include <catch2/catch.hpp>
+#include <cstring>
+
+#include "mcm/protocol/codec.h"
+#include "relay/relay.h"
+#include "support/fake_job.h"
+
+using mcm::daemon::MpiPoller;
+using mcm::daemon::Relay;
+using mcm::daemon::RelaySettings;
+using namespace mcm::protocol;
+
+namespace {
+
+constexpr std::size_t kChunk = 1024;
+// Each destination's quota: two frames (every frame is charged at least kMinFrameCharge).
+constexpr std::size_t kQuotaFrames = 2;
+constexpr int kDestinations = 3;
+constexpr std::size_t kBuffer = 2 * kDestinations * kQuotaFrames * kMinFrameCharge;
+
+std::vector<char> frame(int source, int destination, std::uint64_t seq, std::uint32_t bytes) {
+  Envelope e;
+  e.source = source;
+  e.destination = destination;
+  e.context = 0;
+  e.source_in_comm = source;
+  e.seq = seq;
+  e.msg_id = seq + 1;
+  e.message_bytes = bytes;
+  e.chunk_bytes = bytes;
+  std::vector<char> f(sizeof e + bytes, static_cast<char>(seq));
+  write_envelope(e, f.data());
+  return f;
+}
+
+/// The seq of every frame `transport` takes from its queue with `tag`, oldest first.
+std::vector<std::uint64_t> take_all(mcm::Transport& transport, MPI_Comm comm, int tag) {
+  std::vector<std::uint64_t> seqs;
+  MPI_Message message;
+  while (auto probed = transport.improbe(MPI_ANY_SOURCE, tag, comm, &message)) {
+    std::vector<char> bytes(static_cast<std::size_t>(probed->bytes));
+    transport.mrecv(bytes.data(), probed->bytes, &message);
+    const auto e = read_envelope(bytes.data(), bytes.size());
+    REQUIRE(e);
+    CHECK(bytes.back() == static_cast<char>(e->seq));  // the payload came along
+    seqs.push_back(e->seq);
+  }
+  return seqs;
+}
+
+}  // namespace
+
+TEST_CASE("relay: a stalled destination holds its quota, the rest waits with the sender",
+          "[relay]") {
+  // VM 0: ranks 0 and 1, daemon 3; VM 1: rank 2, daemon 4.
+  mcm::testing::FakeJob job({2, 1});
+  auto rank0 = job.rank_transport(0);
+  auto daemon0 = job.daemon_transport(0);
+  auto daemon1 = job.daemon_transport(1);
+  boost::asio::io_context io;
+  MpiPoller poller(io, daemon0, std::chrono::milliseconds(50));
+  const mcm::Layout layout = job.daemon_layout(0);
+  const mcm::Doorbell bell;
+  Relay relay(layout, poller, bell, RelaySettings{kChunk, kBuffer, {}}, {"vm1", "vm2"},
+              mcm::testing::quiet_logger());
+  relay.start();
+
+  // Rank 0 sends 10 frames to rank 2 (VM 1) and 3 to rank 1 (its own VM), all through its
+  // daemon, synchronously (as the shim does: a send completes when its daemon matched it).
+  std::vector<std::vector<char>> frames;
+  std::vector<MPI_Request> sends;
+  for (std::uint64_t i = 0; i < 10; ++i) frames.push_back(frame(0, 2, i, 100));
+  for (std::uint64_t i = 0; i < 3; ++i) frames.push_back(frame(0, 1, i, 100));
+  for (std::size_t i = 0; i < frames.size(); ++i) {
+    const int destination = i < 10 ? 2 : 1;
+    sends.emplace_back();
+    rank0.issend(frames[i].data(), static_cast<int>(frames[i].size()), job.daemon(0),
+                 data_tag(destination), job.private_comm, &sends.back());
+  }
+  for (int i = 0; i < 5; ++i) poller.wake();
+
+  // VM 1's daemon takes nothing: VM 0's daemon holds rank 2's quota, already sent on...
+  CHECK(job.network.waiting(job.private_comm, job.daemon(1)).size() == kQuotaFrames);
+  // ...and leaves the rest with the sender: its sends stay incomplete.
+  CHECK(job.network.waiting(job.private_comm, job.daemon(0)).size() == 10 - kQuotaFrames);
+  std::vector<int> done(sends.size());
+  const int completed = rank0.testsome(static_cast<int>(sends.size()), sends.data(), done.data(),
+                                       MPI_STATUSES_IGNORE);
+  CHECK(completed == static_cast<int>(kQuotaFrames) + 3);
+  // Rank 1, on the daemon's own VM, got all of its frames meanwhile, in order.
+  auto rank1 = job.rank_transport(1);
+  CHECK(take_all(rank1, job.private_comm, data_tag(1)) == std::vector<std::uint64_t>{0, 1, 2});
+
+  // As VM 1's daemon takes frames, the rest follow, in order, never more than the quota
+  // at once.
+  std::vector<std::uint64_t> arrived;
+  for (int round = 0; round < 50 && arrived.size() < 10; ++round) {
+    CHECK(job.network.waiting(job.private_comm, job.daemon(1)).size() <= kQuotaFrames);
+    for (std::uint64_t seq : take_all(daemon1, job.private_comm, data_tag(2)))
+      arrived.push_back(seq);
+    poller.wake();
+    poller.wake();
+  }
+  CHECK(arrived == std::vector<std::uint64_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9});
+  CHECK(job.network.waiting(job.private_comm).empty());
+  CHECK(rank0.testsome(static_cast<int>(sends.size()), sends.data(), done.data(),
+                       MPI_STATUSES_IGNORE) == static_cast<int>(sends.size()) - completed);
+}
+
+TEST_CASE("relay: a frame the codec refuses is dropped, and the next ones still pass",
+          "[relay]") {
+  mcm::testing::FakeJob job({1, 1});
+  auto rank0 = job.rank_transport(0);
+  auto daemon0 = job.daemon_transport(0);
+  auto daemon1 = job.daemon_transport(1);
+  boost::asio::io_context io;
+  MpiPoller poller(io, daemon0, std::chrono::milliseconds(50));
+  const mcm::Layout layout = job.daemon_layout(0);
+  const mcm::Doorbell bell;
+  Relay relay(layout, poller, bell, RelaySettings{kChunk, kBuffer, {}}, {"vm1", "vm2"},
+              mcm::testing::quiet_logger());
+  relay.start();
+  auto bad = frame(0, 1, 0, 100);
+  bad.resize(bad.size() - 1);  // shorter than its envelope says
+  const auto good = frame(0, 1, 1, 100);
+  MPI_Request r1, r2;
+  rank0.issend(bad.data(), static_cast<int>(bad.size()), job.daemon(0), data_tag(1),
+               job.private_comm, &r1);
+  rank0.issend(good.data(), static_cast<int>(good.size()), job.daemon(0), data_tag(1),
+               job.private_comm, &r2);
+  for (int i = 0; i < 4; ++i) poller.wake();
+  CHECK(take_all(daemon1, job.private_comm, data_tag(1)) == std::vector<std::uint64_t>{1});
+}
