@@ -4,8 +4,11 @@
 #include <limits>
 #include <optional>
 #include <stdexcept>
+#include <string>
 #include <string_view>
+#include <vector>
 
+#include "mcm/options.h"
 #include "mcm/whole_integer.h"
 
 namespace mcm::daemon {
@@ -23,7 +26,8 @@ constexpr const char* kUsage =
     "--vm-name is this VM's host as the path table (or the hostfile) names it; without it,\n"
     "MPI_Get_processor_name().\n";
 
-/// `text` as an integer in lo..hi, for option `name`.
+/// `text` as an integer in lo..hi, for option `name`. Not CLI11's integer options: they
+/// take " 12", "0x10" and "+5", and read an overflowing number as the largest one.
 long long integer_option(std::string_view name, const std::string& text, long long lo,
                          long long hi) {
   const std::optional<long long> n = whole_integer(text);
@@ -42,46 +46,49 @@ DaemonOptions parse_options(int argc, char** argv) {
   DaemonOptions o;
   std::optional<long long> chunk_bytes;
   std::optional<long long> buffer_bytes;
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view arg = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw std::runtime_error(std::string(arg) + " needs a value");
-      return argv[++i];
-    };
-    if (arg == "--mode") {
-      const std::string name = value();
-      const std::optional<Mode> mode = parse_mode(name);
-      if (!mode)
-        throw std::runtime_error("unknown --mode '" + name +
-                                 "' (expected off, record, relay or adaptive)");
-      o.mode = *mode;
-    } else if (arg == "--log-dir") {
-      o.log_dir = value();
-    } else if (arg == "--config") {
-      o.config_path = value();
-    } else if (arg == "--paths") {
-      o.paths_path = value();
-    } else if (arg == "--vm-name") {
-      o.vm_name = value();
-      if (o.vm_name.empty()) throw std::runtime_error("--vm-name needs a non-empty host name");
-    } else if (arg == "--route") {
-      o.routes.push_back(parse_route_option(value()));
-    } else if (arg == "--chunk-bytes") {
-      chunk_bytes =
-          integer_option(arg, value(), RelayConfig::kMinChunkBytes, RelayConfig::kMaxChunkBytes);
-    } else if (arg == "--buffer-bytes") {
-      buffer_bytes = integer_option(arg, value(), RelayConfig::kMinBufferBytes,
-                                    std::numeric_limits<long long>::max());
-    } else if (arg == "--help" || arg == "-h") {
-      std::fputs(kUsage, stdout);
-      o.exit_now = true;
-    } else if (arg == "--version") {
-      std::printf("mcmd (MCM) %s\n", MCM_VERSION);
-      o.exit_now = true;
-    } else {
-      throw std::runtime_error("unknown option '" + std::string(arg) + "'\n" + kUsage);
-    }
-  }
+  CLI::App app;
+  app.set_help_flag();  // kUsage is the help
+  // --help and --version answer when they are met; the rest of the line is still read.
+  app.add_flag_callback("-h,--help",
+                        [&] {
+                          std::fputs(kUsage, stdout);
+                          o.exit_now = true;
+                        })
+      ->trigger_on_parse();
+  app.add_flag_callback("--version",
+                        [&] {
+                          std::printf("mcmd (MCM) %s\n", MCM_VERSION);
+                          o.exit_now = true;
+                        })
+      ->trigger_on_parse();
+  add_read_option(app, "--mode", [&](const std::string& name) {
+    const std::optional<Mode> mode = parse_mode(name);
+    if (!mode)
+      throw std::runtime_error("unknown --mode '" + name +
+                               "' (expected off, record, relay or adaptive)");
+    o.mode = *mode;
+  });
+  add_read_option(app, "--log-dir", [&](const std::string& v) { o.log_dir = v; });
+  add_read_option(app, "--config", [&](const std::string& v) { o.config_path = v; });
+  add_read_option(app, "--paths", [&](const std::string& v) { o.paths_path = v; });
+  add_read_option(app, "--vm-name", [&](const std::string& v) {
+    if (v.empty()) throw std::runtime_error("--vm-name needs a non-empty host name");
+    o.vm_name = v;
+  });
+  add_read_option(app, "--route",
+                  [&](const std::string& v) { o.routes.push_back(parse_route_option(v)); });
+  add_read_option(app, "--chunk-bytes", [&](const std::string& v) {
+    chunk_bytes = integer_option("--chunk-bytes", v, RelayConfig::kMinChunkBytes,
+                                 RelayConfig::kMaxChunkBytes);
+  });
+  add_read_option(app, "--buffer-bytes", [&](const std::string& v) {
+    buffer_bytes = integer_option("--buffer-bytes", v, RelayConfig::kMinBufferBytes,
+                                  std::numeric_limits<long long>::max());
+  });
+  const std::vector<std::string> unknown =
+      parse_words(app, std::vector<std::string>(argv + 1, argv + argc));
+  if (!unknown.empty())
+    throw std::runtime_error("unknown option '" + unknown.front() + "'\n" + kUsage);
   if (!o.paths_path.empty()) o.topology = load_topology(o.paths_path);
   if (!o.config_path.empty()) {
     const Config config = load_config(o.config_path);

@@ -29,8 +29,9 @@ struct DaemonOptions {
   bool exit_now = false;          ///< --help / --version was answered
 };
 
-/// Parses `mcmd [--mode M] [--log-dir D] [--config F] [--route FROM:TO:VIA]...
-/// [--chunk-bytes N] [--buffer-bytes N] [--vm-name NAME] [--help] [--version]`, loading
+/// Parses `mcmd [--mode M] [--log-dir D] [--config F] [--paths T] [--route FROM:TO:VIA]...
+/// [--chunk-bytes N] [--buffer-bytes N] [--vm-name NAME] [--help] [--version]` (also
+/// `--opt=value`; the last of a repeated option wins, --route adds up), loading
 /// and validating the config file when given. Routes are checked against the job later
 /// (Relay). Throws std::runtime_error (or mcm::ConfigError with file:line:column) with a
 /// message fit for the user.

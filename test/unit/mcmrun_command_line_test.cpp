@@ -6,9 +6,9 @@
 #include <set>
 
 #include "command_line.h"
-#include "install_paths.h"
 #include "job_builder.h"
 #include "mcm/error.h"
+#include "mcm/launch/install_paths.h"
 
 using mcmrun::CommandLine;
 using mcmrun::Option;
@@ -36,8 +36,8 @@ struct FakeSystem {
   std::set<std::string> files;
   int local_slots = 2;
 
-  mcmrun::Environment environment() const {
-    mcmrun::Environment env;
+  mcm::launch::Environment environment() const {
+    mcm::launch::Environment env;
     env.getenv = [this](const std::string& name) -> std::optional<std::string> {
       auto it = variables.find(name);
       if (it == variables.end()) return std::nullopt;
@@ -62,13 +62,14 @@ mcm::HostList three_vms() {
   return list;
 }
 
-const mcmrun::Programs kPrograms{"/usr/bin/mpirun", "/opt/mcm/lib/libmcm.so", "/opt/mcm/bin/mcmd"};
+const mcm::launch::Programs kPrograms{"/usr/bin/mpirun", "/opt/mcm/lib/libmcm.so",
+                                      "/opt/mcm/bin/mcmd"};
 
 /// Plans a job the way main() does, returning the mpirun argv.
 std::vector<std::string> plan(const std::vector<std::string>& args, const FakeSystem& system,
                               const mcmrun::Settings& settings = {}) {
   const CommandLine cl = parse(args);
-  const mcmrun::Environment env = system.environment();
+  const mcm::launch::Environment env = system.environment();
   const mcmrun::Allocation alloc = mcmrun::find_allocation(cl, env);
   mcmrun::check_slots(cl, alloc, env);
   return mcmrun::build_mpirun_argv(cl, alloc, settings, kPrograms, env);
@@ -393,25 +394,26 @@ TEST_CASE("mcmrun: mode record always has a log directory", "[mcmrun]") {
 TEST_CASE("mcmrun: finding mpirun, libmcm.so and mcmd", "[mcmrun]") {
   FakeSystem system;
   system.variables["PATH"] = "/nope:/usr/bin";
-  CHECK_THROWS_WITH(mcmrun::find_mpirun(system.environment()),
+  CHECK_THROWS_AS(mcm::launch::find_mpirun(system.environment()), mcm::launch::NotFound);
+  CHECK_THROWS_WITH(mcm::launch::find_mpirun(system.environment()),
                     "mpirun not found in PATH (install Open MPI or set MCM_MPIRUN)");
   system.files.insert("/usr/bin/mpirun");
-  CHECK(mcmrun::find_mpirun(system.environment()) == "/usr/bin/mpirun");
+  CHECK(mcm::launch::find_mpirun(system.environment()) == "/usr/bin/mpirun");
   system.variables["MCM_MPIRUN"] = "/opt/ompi/bin/mpirun";
-  CHECK_THROWS_WITH(mcmrun::find_mpirun(system.environment()),
+  CHECK_THROWS_WITH(mcm::launch::find_mpirun(system.environment()),
                     "MCM_MPIRUN='/opt/ompi/bin/mpirun' is not an executable file");
 
-  CHECK_THROWS_WITH(mcmrun::find_mcm_files("/opt/mcm/bin", system.environment()),
+  CHECK_THROWS_WITH(mcm::launch::find_mcm_files("/opt/mcm/bin", system.environment()),
                     Catch::StartsWith("cannot find libmcm.so (tried /opt/mcm/lib/libmcm.so"));
   system.files.insert("/opt/mcm/lib/libmcm.so");
   system.files.insert("/opt/mcm/bin/mcmd");
-  const mcmrun::Programs p = mcmrun::find_mcm_files("/opt/mcm/bin", system.environment());
+  const mcm::launch::Programs p = mcm::launch::find_mcm_files("/opt/mcm/bin", system.environment());
   CHECK(p.libmcm == "/opt/mcm/lib/libmcm.so");
   CHECK(p.mcmd == "/opt/mcm/bin/mcmd");
 
   system.variables["MCM_LIBMCM"] = "build/libmcm.so";  // relative: to the working directory
   system.files.insert("/home/u/build/libmcm.so");
-  CHECK(mcmrun::find_mcm_files("/opt/mcm/bin", system.environment()).libmcm ==
+  CHECK(mcm::launch::find_mcm_files("/opt/mcm/bin", system.environment()).libmcm ==
         "/home/u/build/libmcm.so");
 }
 

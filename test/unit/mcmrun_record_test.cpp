@@ -45,9 +45,9 @@ const char* kPattern =
 TEST_CASE("mcmrun record: ranks and daemons get the mode and the log directory", "[mcmrun]") {
   const auto cl = mcmrun::parse_command_line({"--mode", "record", "-np", "4", "./cg"});
   const mcmrun::Settings settings = mcmrun::resolve_settings(cl, nullptr, "/w");
-  mcmrun::Environment env;
+  mcm::launch::Environment env;
   env.getenv = [](const std::string&) { return std::nullopt; };
-  const mcmrun::Programs programs{"/usr/bin/mpirun", "/l/libmcm.so", "/b/mcmd"};
+  const mcm::launch::Programs programs{"/usr/bin/mpirun", "/l/libmcm.so", "/b/mcmd"};
   const std::string command = mcmrun::shell_join(
       mcmrun::build_mpirun_argv(cl, mcmrun::Allocation{}, settings, programs, env));
   CHECK(command ==

@@ -17,8 +17,8 @@ mcmrun::Allocation four_vms() {
   return alloc;
 }
 
-mcmrun::Environment no_environment() {
-  mcmrun::Environment env;
+mcm::launch::Environment no_environment() {
+  mcm::launch::Environment env;
   env.getenv = [](const std::string&) -> std::optional<std::string> { return std::nullopt; };
   return env;
 }
@@ -85,7 +85,7 @@ TEST_CASE("mcmrun: every mode is available", "[mcmrun][routes]") {
 TEST_CASE("mcmrun: relay mode gives ranks the chunk size and daemons the routes",
           "[mcmrun][routes]") {
   const auto cl = mcmrun::parse_command_line({"-np", "8", "./a.out"});
-  const mcmrun::Programs programs{"/usr/bin/mpirun", "/l/libmcm.so", "/b/mcmd"};
+  const mcm::launch::Programs programs{"/usr/bin/mpirun", "/l/libmcm.so", "/b/mcmd"};
   mcmrun::Settings settings;
   settings.mode = mcm::Mode::relay;
   settings.relay.chunk_bytes = 65536;

@@ -2,7 +2,9 @@
 // detours, and the command line.
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <optional>
 #include <set>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -131,6 +133,42 @@ TEST_CASE("probe options: sizes, rates, budget and mistakes", "[probe]") {
                     "--pattern and --sizes both choose the sizes; give one of them");
   CHECK(probe::size_text(4 << 20) == "4 MiB");
   CHECK(probe::size_text(1000) == "1000 B");
+}
+
+TEST_CASE("probe options: both forms, repeated options, words that are not options", "[probe]") {
+  using probe::parse_options;
+  auto o = parse_options({"--machinefile=h", "-o", "t.yaml", "--heatmap", "a.svg", "--no-heatmap",
+                          "--sizes=64", "--sizes", "1K,64", "--progress=none", "-q"});
+  CHECK(o.hostfile == "h");
+  CHECK(o.out == "t.yaml");
+  CHECK(o.heatmap == std::optional<std::string>(""));
+  CHECK(o.sizes == std::vector<long long>{64, 1024});
+  CHECK(o.progress == probe::Progress::none);
+  CHECK(o.quiet);
+  CHECK(o.mpirun_options.empty());
+  o = parse_options(
+      {"--hostfile", "h", "--no-heatmap", "--heatmap=b.svg", "--out=x", "--out", "y"});
+  CHECK(o.heatmap == std::optional<std::string>("b.svg"));
+  CHECK(o.out == "y");
+  CHECK(parse_options({"--help"}).help);
+  CHECK_THROWS_WITH(parse_options({"--hostfile", "h", "--out"}),
+                    "--out needs a value (see --help)");
+  CHECK_THROWS_WITH(parse_options({"--hostfile", "h", "--out="}),
+                    "--out needs a value (see --help)");
+  CHECK_THROWS_WITH(parse_options({"--hostfile", "h", "--out", ""}), "--out needs a file name");
+  CHECK_THROWS_WITH(parse_options({"--hostfile", "h", "--bogus=3", "--", "--bogus"}),
+                    "unknown option '--bogus=3' (mpirun options go after '--'; see --help)");
+  CHECK_THROWS_WITH(parse_options({"--hostfile", "h", "--mca", "x", "y"}),
+                    Catch::StartsWith("unknown option '--mca'"));
+  CHECK_THROWS_WITH(parse_options({"--hostfile", "h", "stray"}),
+                    Catch::StartsWith("unknown option 'stray'"));
+  CHECK_THROWS_WITH(parse_options({"--hostfile", "h", "--factor", "2x"}),
+                    "--factor '2x': expected a number above 1, e.g. 2 or 1.5");
+  CHECK_THROWS_WITH(parse_options({"--hostfile", "h", "--progress", "fancy"}),
+                    "--progress 'fancy': expected bar, lines or none");
+  // The first bad value on the line is the one reported.
+  CHECK_THROWS_WITH(parse_options({"--hostfile", "h", "--time-budget", "x", "--sizes", "y"}),
+                    Catch::StartsWith("--time-budget 'x'"));
 }
 
 TEST_CASE("probe sizes: the reference is the size closest to 64 KiB", "[probe]") {

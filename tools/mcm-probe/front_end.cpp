@@ -12,12 +12,12 @@
 #include <optional>
 
 #include "analysis.h"
-#include "environment.h"
 #include "heatmap.h"
-#include "install_paths.h"
-#include "launcher.h"
 #include "mcm/error.h"
 #include "mcm/hostfile.h"
+#include "mcm/launch/environment.h"
+#include "mcm/launch/install_paths.h"
+#include "mcm/launch/launcher.h"
 #include "mcm/topology.h"
 #include "probe_sizes.h"
 #include "summary.h"
@@ -65,7 +65,7 @@ std::optional<mcm::Topology> run_job(const Job& job, const WorkerSettings& setti
   for (auto& a : to_args(settings)) argv.push_back(a);
 
   TempFile out;
-  status = mcmrun::run_and_wait(argv, out.path());
+  status = mcm::launch::run_and_wait(argv, out.path());
   std::ifstream in(out.path());
   const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
   const auto begin = text.find(kResultBegin), end = text.find(kResultEnd);
@@ -83,7 +83,7 @@ std::vector<std::string> unreachable_hosts(const Job& job, const std::vector<std
     argv.insert(argv.end(), job.mpirun_options.begin(), job.mpirun_options.end());
     argv.push_back("true");
     tries.push_back(std::async(std::launch::async,
-                               [argv] { return mcmrun::capture_output(argv).has_value(); }));
+                               [argv] { return mcm::launch::capture_output(argv).has_value(); }));
   }
   std::vector<std::string> out;
   for (std::size_t i = 0; i < hosts.size(); ++i)
@@ -156,8 +156,9 @@ int run_front_end(const Options& o) {
                            "; the probe measures the paths between VMs and needs at least 2");
   const SizeChoice sizes = choose_sizes(o);
 
-  const mcmrun::Environment env = mcmrun::system_environment();
-  Job job{mcmrun::find_mpirun(env), mcmrun::executable_dir() + "/mcm-probe", o.mpirun_options};
+  const mcm::launch::Environment env = mcm::launch::system_environment();
+  Job job{mcm::launch::find_mpirun(env), mcm::launch::executable_dir() + "/mcm-probe",
+          o.mpirun_options};
   WorkerSettings ws;
   ws.hosts = hosts;
   ws.sizes = sizes.sizes;

@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "front_end.h"
-#include "install_paths.h"
 #include "mcm/error.h"
 #include "options.h"
 #include "worker.h"

@@ -6,6 +6,9 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "mcm/error.h"
+#include "mcm/options.h"
+
 namespace probe {
 
 const std::vector<long long>& default_sizes() {
@@ -32,6 +35,32 @@ double positive_seconds(const std::string& text, const std::string& option) {
   if (!parsed || parsed->first <= 0 || !(parsed->second.empty() || parsed->second == "s"))
     throw UsageError(option + " '" + text + "': expected seconds, e.g. 60 or 2.5");
   return parsed->first;
+}
+
+/// Adds the sizes of `list` ("64,16K,1M") to `sizes`, keeping them ascending and unique.
+void add_sizes(const std::string& list, std::vector<long long>& sizes) {
+  std::size_t start = 0;
+  while (start <= list.size()) {
+    const std::size_t comma = std::min(list.find(',', start), list.size());
+    sizes.push_back(parse_size(list.substr(start, comma - start), "--sizes"));
+    start = comma + 1;
+  }
+  std::sort(sizes.begin(), sizes.end());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+}
+
+double read_factor(const std::string& text) {
+  auto parsed = number_and_unit(text);
+  if (!parsed || !parsed->second.empty() || parsed->first <= 1)
+    throw UsageError("--factor '" + text + "': expected a number above 1, e.g. 2 or 1.5");
+  return parsed->first;
+}
+
+Progress read_progress(const std::string& text) {
+  if (text == "bar") return Progress::bar;
+  if (text == "lines") return Progress::lines;
+  if (text == "none") return Progress::none;
+  throw UsageError("--progress '" + text + "': expected bar, lines or none");
 }
 
 }  // namespace
@@ -68,76 +97,41 @@ double parse_rate(const std::string& text, const std::string& option) {
 
 Options parse_options(const std::vector<std::string>& args) {
   Options o;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    std::string name = args[i];
-    std::optional<std::string> inline_value;
-    if (name == "--") {
-      o.mpirun_options.assign(args.begin() + static_cast<long>(i) + 1, args.end());
-      break;
-    }
-    if (const auto eq = name.find('='); name.rfind("--", 0) == 0 && eq != std::string::npos) {
-      inline_value = name.substr(eq + 1);
-      name = name.substr(0, eq);
-    }
-    auto value = [&]() -> std::string {
-      if (inline_value) return *inline_value;
-      if (i + 1 >= args.size()) throw UsageError(name + " needs a value (see --help)");
-      return args[++i];
-    };
-    if (name == "-h" || name == "--help") {
-      o.help = true;
-    } else if (name == "--version") {
-      o.version = true;
-    } else if (name == "--hostfile" || name == "--machinefile") {
-      o.hostfile = value();
-    } else if (name == "-o" || name == "--out") {
-      o.out = value();
-      if (o.out.empty()) throw UsageError("--out needs a file name");
-    } else if (name == "--heatmap") {
-      o.heatmap = value();
-    } else if (name == "--no-heatmap") {
-      o.heatmap = "";
-    } else if (name == "--pattern") {
-      o.pattern = value();
-    } else if (name == "--sizes") {
-      const std::string list = value();
-      std::size_t start = 0;
-      while (start <= list.size()) {
-        const std::size_t comma = std::min(list.find(',', start), list.size());
-        o.sizes.push_back(parse_size(list.substr(start, comma - start), "--sizes"));
-        start = comma + 1;
-      }
-      std::sort(o.sizes.begin(), o.sizes.end());
-      o.sizes.erase(std::unique(o.sizes.begin(), o.sizes.end()), o.sizes.end());
-    } else if (name == "--quick") {
-      o.quick = true;
-    } else if (name == "--time-budget") {
-      o.time_budget = positive_seconds(value(), "--time-budget");
-    } else if (name == "--factor") {
-      const std::string v = value();
-      auto parsed = number_and_unit(v);
-      if (!parsed || !parsed->second.empty() || parsed->first <= 1)
-        throw UsageError("--factor '" + v + "': expected a number above 1, e.g. 2 or 1.5");
-      o.factor = parsed->first;
-    } else if (name == "--flood-rate") {
-      o.flood_rate = parse_rate(value(), "--flood-rate");
-    } else if (name == "--progress") {
-      const std::string v = value();
-      if (v == "bar")
-        o.progress = Progress::bar;
-      else if (v == "lines")
-        o.progress = Progress::lines;
-      else if (v == "none")
-        o.progress = Progress::none;
-      else
-        throw UsageError("--progress '" + v + "': expected bar, lines or none");
-    } else if (name == "-q" || name == "--quiet") {
-      o.quiet = true;
-    } else {
-      throw UsageError("unknown option '" + args[i] +
-                       "' (mpirun options go after '--'; see --help)");
-    }
+  const auto dashes = std::find(args.begin(), args.end(), "--");
+  if (dashes != args.end()) o.mpirun_options.assign(dashes + 1, args.end());
+
+  CLI::App app;
+  app.set_help_flag();  // help_text() is the help
+  app.add_flag("-h,--help", o.help);
+  app.add_flag("--version", o.version);
+  app.add_flag("--quick", o.quick);
+  app.add_flag("-q,--quiet", o.quiet);
+  using mcm::add_read_option;
+  add_read_option(app, "--hostfile,--machinefile", [&](const std::string& v) { o.hostfile = v; });
+  add_read_option(app, "-o,--out", [&](const std::string& v) {
+    if (v.empty()) throw UsageError("--out needs a file name");
+    o.out = v;
+  });
+  add_read_option(app, "--heatmap", [&](const std::string& v) { o.heatmap = v; });
+  app.add_flag_callback("--no-heatmap", [&] { o.heatmap = ""; })->trigger_on_parse();
+  add_read_option(app, "--pattern", [&](const std::string& v) { o.pattern = v; });
+  add_read_option(app, "--sizes", [&](const std::string& list) { add_sizes(list, o.sizes); });
+  add_read_option(app, "--time-budget", [&](const std::string& v) {
+    o.time_budget = positive_seconds(v, "--time-budget");
+  });
+  add_read_option(app, "--factor", [&](const std::string& v) { o.factor = read_factor(v); });
+  add_read_option(app, "--flood-rate",
+                  [&](const std::string& v) { o.flood_rate = parse_rate(v, "--flood-rate"); });
+  add_read_option(app, "--progress", [&](const std::string& v) { o.progress = read_progress(v); });
+  std::vector<std::string> unknown;
+  try {
+    unknown = mcm::parse_words(app, std::vector<std::string>(args.begin(), dashes));
+  } catch (const mcm::ConfigError& e) {
+    throw UsageError(std::string(e.what()) + " (see --help)");
   }
+  if (!unknown.empty())
+    throw UsageError("unknown option '" + unknown.front() +
+                     "' (mpirun options go after '--'; see --help)");
   if (o.help || o.version) return o;
   if (o.hostfile.empty())
     throw UsageError("--hostfile FILE is required: the VMs to measure, one per line as for mpirun");

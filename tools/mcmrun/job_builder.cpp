@@ -58,7 +58,7 @@ bool truthy(const std::string& v) {
 }
 
 /// Whether the user allowed oversubscription, in any of Open MPI's ways.
-bool allows_oversubscription(const CommandLine& cl, const Environment& env) {
+bool allows_oversubscription(const CommandLine& cl, const mcm::launch::Environment& env) {
   for (const Context& c : cl.contexts) {
     if (c.has(Role::oversubscribe)) return true;
     for (const std::string& policy : c.values(Role::map_by))
@@ -110,7 +110,7 @@ bool exports_preload(const Option& o) {
 
 }  // namespace
 
-Allocation find_allocation(const CommandLine& cl, const Environment& env) {
+Allocation find_allocation(const CommandLine& cl, const mcm::launch::Environment& env) {
   std::vector<std::string> files;
   std::vector<std::string> defaults;
   int contexts_with_hosts = 0;
@@ -156,7 +156,7 @@ Allocation find_allocation(const CommandLine& cl, const Environment& env) {
 }
 
 std::vector<std::string> check_slots(const CommandLine& cl, const Allocation& alloc,
-                                     const Environment& env) {
+                                     const mcm::launch::Environment& env) {
   if (allows_oversubscription(cl, env)) return {};
   long ranks = 0;
   for (const Context& c : cl.contexts) {
@@ -226,8 +226,9 @@ std::vector<std::string> vm_names(const Allocation& alloc,
 }
 
 std::vector<std::string> build_mpirun_argv(const CommandLine& cl, const Allocation& alloc,
-                                           const Settings& settings, const Programs& programs,
-                                           const Environment& env) {
+                                           const Settings& settings,
+                                           const mcm::launch::Programs& programs,
+                                           const mcm::launch::Environment& env) {
   const std::string mode(to_string(settings.mode));
   std::vector<std::string> argv = {programs.mpirun};
   // The user's -x of every context, for the daemons too: Open MPI 4.1 exports a -x only

@@ -32,10 +32,10 @@
 #include <vector>
 
 #include "command_line.h"
-#include "environment.h"
-#include "install_paths.h"
 #include "mcm/config.h"
 #include "mcm/hostfile.h"
+#include "mcm/launch/environment.h"
+#include "mcm/launch/install_paths.h"
 
 namespace mcmrun {
 
@@ -50,14 +50,14 @@ struct Allocation {
 /// else of every context's --host lists (first appearance order), else this machine with
 /// env.local_slots(). Throws mcm::ConfigError for an unreadable or malformed hostfile or a
 /// bad --host list.
-Allocation find_allocation(const CommandLine& cl, const Environment& env);
+Allocation find_allocation(const CommandLine& cl, const mcm::launch::Environment& env);
 
 /// Throws UsageError "not enough slots: R ranks requested but the allocation has S slots
 /// (use --oversubscribe to allow it)" when the user did not allow oversubscription
 /// (--oversubscribe, --map-by ...:OVERSUBSCRIBE, rmaps_base_oversubscribe), every context
 /// has an -np, the slots are known, and the ranks exceed them. Returns warnings.
 std::vector<std::string> check_slots(const CommandLine& cl, const Allocation& alloc,
-                                     const Environment& env);
+                                     const mcm::launch::Environment& env);
 
 /// Where mode record writes the pattern when neither --log-dir nor the config names a
 /// log directory (relative to the working directory).
@@ -99,8 +99,9 @@ std::vector<mcm::Route> resolve_routes(const CommandLine& cl, const mcm::Config*
 
 /// The complete mpirun argv (argv[0] = programs.mpirun), as described at the top.
 std::vector<std::string> build_mpirun_argv(const CommandLine& cl, const Allocation& alloc,
-                                           const Settings& settings, const Programs& programs,
-                                           const Environment& env);
+                                           const Settings& settings,
+                                           const mcm::launch::Programs& programs,
+                                           const mcm::launch::Environment& env);
 
 /// `word` quoted for a POSIX shell, unchanged when it needs no quoting.
 std::string shell_quote(std::string_view word);

@@ -16,13 +16,13 @@
 #include <vector>
 
 #include "command_line.h"
-#include "environment.h"
-#include "install_paths.h"
 #include "intercepted_list.h"
 #include "job_builder.h"
-#include "launcher.h"
 #include "mcm/config.h"
 #include "mcm/error.h"
+#include "mcm/launch/environment.h"
+#include "mcm/launch/install_paths.h"
+#include "mcm/launch/launcher.h"
 #include "mcm/topology.h"
 #include "record_report.h"
 #include "usage.h"
@@ -31,13 +31,15 @@ namespace {
 
 constexpr int kUsageExit = 2;
 
-int print_version(const mcmrun::Environment& env) {
+namespace launch = mcm::launch;
+
+int print_version(const launch::Environment& env) {
   std::string mpirun;
   std::string output;
   try {
-    mpirun = mcmrun::find_mpirun(env);
-    output = mcmrun::capture_output({mpirun, "--version"}).value_or("");
-  } catch (const mcmrun::UsageError&) {
+    mpirun = launch::find_mpirun(env);
+    output = launch::capture_output({mpirun, "--version"}).value_or("");
+  } catch (const launch::NotFound&) {
     // not found: reported as such below
   }
   std::fputs(mcmrun::version_text(mpirun, output).c_str(), stdout);
@@ -99,7 +101,7 @@ void explain_detection(mcm::Mode mode, const std::string& paths_file, const mcm:
 }
 
 int run(const std::vector<std::string>& args) {
-  const mcmrun::Environment env = mcmrun::system_environment();
+  const launch::Environment env = launch::system_environment();
   const mcmrun::CommandLine cl = mcmrun::parse_command_line(args);
   if (cl.help) {
     std::fputs(mcmrun::help_text(), stdout);
@@ -107,7 +109,7 @@ int run(const std::vector<std::string>& args) {
   }
   if (cl.version) return print_version(env);
   if (cl.intercepted) {
-    const mcmrun::Programs programs = mcmrun::find_mcm_files(mcmrun::executable_dir(), env);
+    const launch::Programs programs = launch::find_mcm_files(launch::executable_dir(), env);
     std::fputs(mcmrun::intercepted_text(programs.libmcm).c_str(), stdout);
     return 0;
   }
@@ -116,8 +118,8 @@ int run(const std::vector<std::string>& args) {
   if (cl.config_file) config = mcm::load_config(*cl.config_file);
   mcmrun::Settings settings = mcmrun::resolve_settings(cl, config ? &*config : nullptr, env.cwd);
 
-  const std::string mpirun = mcmrun::find_mpirun(env);
-  mcmrun::Programs programs = mcmrun::find_mcm_files(mcmrun::executable_dir(), env);
+  const std::string mpirun = launch::find_mpirun(env);
+  launch::Programs programs = launch::find_mcm_files(launch::executable_dir(), env);
   programs.mpirun = mpirun;
 
   const mcmrun::Allocation alloc = mcmrun::find_allocation(cl, env);
@@ -158,7 +160,7 @@ int run(const std::vector<std::string>& args) {
   }
   if (cl.verbose) std::fprintf(stderr, "%s\n", command.c_str());
   std::fflush(nullptr);
-  const int status = mcmrun::run_and_wait(argv);
+  const int status = launch::run_and_wait(argv);
   if (record)
     std::fprintf(stderr, "mcmrun: %s\n", mcmrun::pattern_report(settings.log_dir).c_str());
   return status;

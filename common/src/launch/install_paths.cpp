@@ -1,10 +1,8 @@
-#include "install_paths.h"
+#include "mcm/launch/install_paths.h"
 
 #include <algorithm>
 #include <filesystem>
 #include <vector>
-
-#include "command_line.h"
 
 #ifndef MCM_INSTALL_LIBDIR
 #define MCM_INSTALL_LIBDIR "lib"
@@ -12,7 +10,7 @@
 
 namespace fs = std::filesystem;
 
-namespace mcmrun {
+namespace mcm::launch {
 namespace {
 
 std::string absolute(const std::string& path, const Environment& env) {
@@ -39,7 +37,7 @@ std::string find_file(const std::string& what, const std::string& variable,
                       const std::vector<std::string>& candidates, const Environment& env) {
   if (const auto value = env.getenv(variable); value && !value->empty()) {
     const std::string path = absolute(*value, env);
-    if (!env.is_file(path)) throw UsageError(variable + "='" + *value + "': no such file");
+    if (!env.is_file(path)) throw NotFound(variable + "='" + *value + "': no such file");
     return path;
   }
   std::string tried;
@@ -47,7 +45,7 @@ std::string find_file(const std::string& what, const std::string& variable,
     if (env.is_file(c)) return c;
     tried += (tried.empty() ? "" : ", ") + c;
   }
-  throw UsageError("cannot find " + what + " (tried " + tried + "; set " + variable + ")");
+  throw NotFound("cannot find " + what + " (tried " + tried + "; set " + variable + ")");
 }
 
 }  // namespace
@@ -57,12 +55,11 @@ std::string find_mpirun(const Environment& env) {
     const std::string path =
         value->find('/') == std::string::npos ? search_path(*value, env) : absolute(*value, env);
     if (path.empty() || !env.is_executable(path))
-      throw UsageError("MCM_MPIRUN='" + *value + "' is not an executable file");
+      throw NotFound("MCM_MPIRUN='" + *value + "' is not an executable file");
     return path;
   }
   std::string path = search_path("mpirun", env);
-  if (path.empty())
-    throw UsageError("mpirun not found in PATH (install Open MPI or set MCM_MPIRUN)");
+  if (path.empty()) throw NotFound("mpirun not found in PATH (install Open MPI or set MCM_MPIRUN)");
   return path;
 }
 
@@ -87,4 +84,4 @@ std::string executable_dir() {
   return ec ? std::string() : self.parent_path().string();
 }
 
-}  // namespace mcmrun
+}  // namespace mcm::launch

@@ -1,11 +1,11 @@
-// Running mpirun: the only part of mcmrun that starts processes.
+// Running mpirun: the only code of mcmrun and mcm-probe's front end that starts processes.
 #pragma once
 
 #include <optional>
 #include <string>
 #include <vector>
 
-namespace mcmrun {
+namespace mcm::launch {
 
 /// Runs argv[0] (a path) with `argv` as a child and waits for it. While it runs,
 /// SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2 sent to mcmrun are forwarded to
@@ -28,4 +28,4 @@ int run_and_wait(const std::vector<std::string>& argv, const std::string& stdout
 /// nullopt if it could not run or exited with a non-zero status.
 std::optional<std::string> capture_output(const std::vector<std::string>& argv);
 
-}  // namespace mcmrun
+}  // namespace mcm::launch

@@ -1,4 +1,4 @@
-#include "environment.h"
+#include "mcm/launch/environment.h"
 
 #include <sched.h>
 #include <sys/stat.h>
@@ -10,7 +10,7 @@
 #include <set>
 #include <utility>
 
-namespace mcmrun {
+namespace mcm::launch {
 namespace {
 
 /// Reads one integer from a sysfs file, or nullopt.
@@ -66,4 +66,4 @@ Environment system_environment() {
   return env;
 }
 
-}  // namespace mcmrun
+}  // namespace mcm::launch

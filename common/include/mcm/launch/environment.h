@@ -1,5 +1,6 @@
-// What mcmrun asks of the system while planning a job, behind one struct so that the
-// planning code (job_builder, install_paths) runs unchanged in unit tests with fakes.
+// What the launchers (mcmrun, mcm-probe's front end) ask of the system while planning a
+// job, behind one struct so that the planning code (mcmrun's job_builder, install_paths)
+// runs unchanged in unit tests with fakes.
 #pragma once
 
 #include <functional>
@@ -8,7 +9,7 @@
 
 #include "mcm/hostfile.h"
 
-namespace mcmrun {
+namespace mcm::launch {
 
 struct Environment {
   /// The value of an environment variable, or nullopt when it is not set.
@@ -28,4 +29,4 @@ struct Environment {
 /// The real thing: the process environment, the file system, sysfs and the CPU affinity.
 Environment system_environment();
 
-}  // namespace mcmrun
+}  // namespace mcm::launch

@@ -1,4 +1,4 @@
-#include "launcher.h"
+#include "mcm/launch/launcher.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -10,7 +10,7 @@
 #include <cstring>
 #include <stdexcept>
 
-namespace mcmrun {
+namespace mcm::launch {
 namespace {
 
 constexpr int kForwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
@@ -141,4 +141,4 @@ std::optional<std::string> capture_output(const std::vector<std::string>& argv) 
   return out;
 }
 
-}  // namespace mcmrun
+}  // namespace mcm::launch

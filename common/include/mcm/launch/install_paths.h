@@ -1,13 +1,21 @@
-// Where mcmrun finds the programs it puts into the job. All paths it returns are
-// absolute: they are used on every host of the job, so MCM must be installed (or the
+// Where mcmrun and mcm-probe find the programs they put into a job. All paths it returns
+// are absolute: they are used on every host of the job, so MCM must be installed (or the
 // build tree shared) at the same path everywhere.
 #pragma once
 
+#include <stdexcept>
 #include <string>
 
-#include "environment.h"
+#include "mcm/launch/environment.h"
 
-namespace mcmrun {
+namespace mcm::launch {
+
+/// A program or file the job needs is not where the environment says, or nowhere it was
+/// looked for. what() is ready to print after the program's name.
+class NotFound : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 struct Programs {
   std::string mpirun;  ///< Open MPI's launcher
@@ -16,18 +24,18 @@ struct Programs {
 };
 
 /// $MCM_MPIRUN (a path, or a name looked up in PATH) or `mpirun` from PATH. Throws
-/// UsageError "mpirun not found in PATH (install Open MPI or set MCM_MPIRUN)" or, for a
+/// NotFound "mpirun not found in PATH (install Open MPI or set MCM_MPIRUN)" or, for a
 /// bad override, "MCM_MPIRUN='x' is not an executable file".
 std::string find_mpirun(const Environment& env);
 
 /// libmcm.so and mcmd belonging to the mcmrun in `bindir`: $MCM_LIBMCM / $MCM_MCMD when
 /// set, else `bindir/mcmd` and libmcm.so in `bindir/../lib` or `bindir/../<libdir>`
 /// (CMAKE_INSTALL_LIBDIR, for installs such as /usr/lib/x86_64-linux-gnu). The build tree
-/// has the same layout (build/bin, build/lib). Throws UsageError naming every path tried.
+/// has the same layout (build/bin, build/lib). Throws NotFound naming every path tried.
 /// Fills libmcm and mcmd only.
 Programs find_mcm_files(const std::string& bindir, const Environment& env);
 
 /// The directory of the running executable, from /proc/self/exe; "" if unreadable.
 std::string executable_dir();
 
-}  // namespace mcmrun
+}  // namespace mcm::launch
