@@ -10,7 +10,7 @@
 #include "engine/progress_hook.h"
 #include "engine/status.h"
 #include "record/pattern_recorder.h"
-#include "wrappers/engine_access.h"
+#include "wrappers/wrapper_support.h"
 
 using mcm::shim::Backoff;
 using mcm::shim::Lock;
@@ -21,14 +21,14 @@ using mcm::shim::the_engine;
 namespace {
 
 bool engine_on() {
-  return the_engine().active();
+  return process_engine().active();
 }
 
 /// The native requests of `requests`, ours replaced by MPI_REQUEST_NULL.
 std::vector<MPI_Request> shadow_of(int count, const MPI_Request* requests) {
   std::vector<MPI_Request> shadow(requests, requests + count);
   for (auto& r : shadow)
-    if (r != MPI_REQUEST_NULL && the_engine().owns(r)) r = MPI_REQUEST_NULL;
+    if (r != MPI_REQUEST_NULL && process_engine().owns(r)) r = MPI_REQUEST_NULL;
   return shadow;
 }
 
@@ -43,7 +43,7 @@ std::vector<bool> ours_of(int count, const MPI_Request* requests) {
   std::vector<bool> ours(static_cast<size_t>(count));
   for (int i = 0; i < count; ++i)
     ours[static_cast<size_t>(i)] =
-        requests[i] != MPI_REQUEST_NULL && the_engine().owns(requests[i]);
+        requests[i] != MPI_REQUEST_NULL && process_engine().owns(requests[i]);
   return ours;
 }
 
@@ -53,15 +53,15 @@ MPI_Status* at(MPI_Status* statuses, int i) {
 
 /// Tests request i (ours): on completion fills the status and records the error.
 bool test_ours(MPI_Request* request, MPI_Status* status, int* error, MPI_Comm* comm) {
-  return the_engine().test(request, status, error, /*release=*/true, comm);
+  return process_engine().test(request, status, error, /*release=*/true, comm);
 }
 
 // The test family's bodies; the MPI_ entry points below add the polling pace
 // (PollPacing), which the wait loops built on them do not want.
 int test(MPI_Request* request, int* flag, MPI_Status* status) {
-  Lock lock(the_engine().lock());
-  the_engine().progress();
-  if (*request == MPI_REQUEST_NULL || !the_engine().owns(*request))
+  Lock lock(process_engine().lock());
+  process_engine().progress();
+  if (*request == MPI_REQUEST_NULL || !process_engine().owns(*request))
     return PMPI_Test(request, flag, status);
   int error = MPI_SUCCESS;
   MPI_Comm comm = MPI_COMM_NULL;
@@ -70,17 +70,17 @@ int test(MPI_Request* request, int* flag, MPI_Status* status) {
 }
 
 int request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
-  Lock lock(the_engine().lock());
-  the_engine().progress();
-  if (!the_engine().owns(request)) return PMPI_Request_get_status(request, flag, status);
+  Lock lock(process_engine().lock());
+  process_engine().progress();
+  if (!process_engine().owns(request)) return PMPI_Request_get_status(request, flag, status);
   int error = MPI_SUCCESS;
-  *flag = the_engine().test(&request, status, &error, /*release=*/false) ? 1 : 0;
+  *flag = process_engine().test(&request, status, &error, /*release=*/false) ? 1 : 0;
   return MPI_SUCCESS;
 }
 
 int testall(int count, MPI_Request requests[], int* flag, MPI_Status statuses[]) {
-  Lock lock(the_engine().lock());
-  the_engine().progress();
+  Lock lock(process_engine().lock());
+  process_engine().progress();
   const auto ours = ours_of(count, requests);
   auto shadow = shadow_of(count, requests);
   // All or nothing: look first (nothing is released), then complete everything.
@@ -89,7 +89,7 @@ int testall(int count, MPI_Request requests[], int* flag, MPI_Status statuses[])
     int done = 0, error = MPI_SUCCESS;
     if (ours[static_cast<size_t>(i)]) {
       MPI_Request r = requests[i];
-      done = the_engine().test(&r, MPI_STATUS_IGNORE, &error, false);
+      done = process_engine().test(&r, MPI_STATUS_IGNORE, &error, false);
     } else {
       PMPI_Request_get_status(shadow[static_cast<size_t>(i)], &done, MPI_STATUS_IGNORE);
     }
@@ -113,8 +113,8 @@ int testall(int count, MPI_Request requests[], int* flag, MPI_Status statuses[])
 }
 
 int testany(int count, MPI_Request requests[], int* index, int* flag, MPI_Status* status) {
-  Lock lock(the_engine().lock());
-  the_engine().progress();
+  Lock lock(process_engine().lock());
+  process_engine().progress();
   const auto ours = ours_of(count, requests);
   bool any_active = false;
   for (int i = 0; i < count; ++i) {
@@ -138,8 +138,8 @@ int testany(int count, MPI_Request requests[], int* index, int* flag, MPI_Status
 
 int testsome(int incount, MPI_Request requests[], int* outcount, int indices[],
              MPI_Status statuses[]) {
-  Lock lock(the_engine().lock());
-  the_engine().progress();
+  Lock lock(process_engine().lock());
+  process_engine().progress();
   const auto ours = ours_of(incount, requests);
   auto shadow = shadow_of(incount, requests);
   int native_count = 0;
@@ -184,14 +184,14 @@ template <class Finished>
 int wait_engine(MPI_Comm comm, Finished finished) {
   for (Backoff backoff;;) {
     {
-      Lock lock(the_engine().lock());
+      Lock lock(process_engine().lock());
       int error = MPI_SUCCESS;
       if (finished(&error, &comm)) return raise(comm, error);
-      if (the_engine().blocking()) {
-        the_engine().block();
+      if (process_engine().blocking()) {
+        process_engine().block();
         continue;
       }
-      if (the_engine().progress()) backoff.moved();
+      if (process_engine().progress()) backoff.moved();
     }
     backoff.idle();
   }
@@ -207,14 +207,14 @@ int wait_engine_request(MPI_Request* request, MPI_Status* status) {
 
 int wait_engine_op(engine::Op* op, MPI_Status* status) {
   return wait_engine(
-      op->comm, [&](int* error, MPI_Comm*) { return the_engine().test_op(op, status, error); });
+      op->comm, [&](int* error, MPI_Comm*) { return process_engine().test_op(op, status, error); });
 }
 
 int wait_request(MPI_Request* request, MPI_Status* status) {
   bool ours = false;
   {
-    Lock lock(the_engine().lock());
-    ours = *request != MPI_REQUEST_NULL && the_engine().owns(*request);
+    Lock lock(process_engine().lock());
+    ours = *request != MPI_REQUEST_NULL && process_engine().owns(*request);
   }
   return ours ? wait_engine_request(request, status) : mcm_wait_progressing(request, status);
 }
@@ -224,11 +224,11 @@ int wait_request(MPI_Request* request, MPI_Status* status) {
 extern "C" {
 
 int mcm_engine_active(void) {
-  return the_engine().active() ? 1 : 0;
+  return process_engine().active() ? 1 : 0;
 }
 
 int mcm_native_collective_begin(void) {
-  if (!the_engine().native_collectives()) return 0;
+  if (!process_engine().native_collectives()) return 0;
   mcm::engine::progress_hook::collective_begin();
   return 1;
 }
@@ -240,18 +240,18 @@ void mcm_native_collective_end(void) {
 int mcm_wait_progressing(MPI_Request* request, MPI_Status* status) {
   for (Backoff backoff;;) {
     {
-      Lock lock(the_engine().lock());
-      if (the_engine().blocking()) {
+      Lock lock(process_engine().lock());
+      if (process_engine().blocking()) {
         // Never PMPI_Wait alone, even with nothing of ours pending: a peer may be waiting
         // for this engine to answer its flush (frames.h rule 11), which the attention brings.
         int error = MPI_SUCCESS;
-        if (the_engine().block(request, 1, status, &error) == 0) return error;
+        if (process_engine().block(request, 1, status, &error) == 0) return error;
         continue;
       }
       int flag = 0;
       const int rc = PMPI_Test(request, &flag, status);
       if (flag || rc != MPI_SUCCESS) return rc;
-      if (the_engine().progress()) backoff.moved();
+      if (process_engine().progress()) backoff.moved();
     }
     backoff.idle();
   }
@@ -261,8 +261,8 @@ int MPI_Wait(MPI_Request* request, MPI_Status* status) {
   if (!engine_on() || *request == MPI_REQUEST_NULL) return PMPI_Wait(request, status);
   bool ours = false;
   {
-    Lock lock(the_engine().lock());
-    ours = the_engine().owns(*request);
+    Lock lock(process_engine().lock());
+    ours = process_engine().owns(*request);
   }
   if (ours) return mcm::shim::wait_engine_request(request, status);
   return mcm_wait_progressing(request, status);
@@ -281,12 +281,12 @@ int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
   std::vector<MPI_Status> native_statuses;
   std::vector<int> native_errors;
   for (Backoff backoff; remaining > 0;) {
-    std::unique_lock<mcm::engine::FairLock> lock(the_engine().lock());
-    const bool blocking = the_engine().blocking();
+    std::unique_lock<mcm::engine::FairLock> lock(process_engine().lock());
+    const bool blocking = process_engine().blocking();
     // Blocking waits leave the native requests to block_some() (one PMPI_Waitsome):
     // each PMPI_Test is a turn of MPI's progress engine.
     const bool test_natives = !blocking;
-    if (!blocking && the_engine().progress()) backoff.moved();
+    if (!blocking && process_engine().progress()) backoff.moved();
     auto finish = [&](size_t k, MPI_Comm comm) {
       done[k] = true;
       --remaining;
@@ -305,15 +305,15 @@ int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
         // Done at once with an empty status; PMPI_Waitsome would skip it forever.
         if (statuses != MPI_STATUSES_IGNORE) mcm::engine::fill_empty_status(&statuses[i]);
         flag = 1;
-      } else if (the_engine().owns(requests[i])) {
+      } else if (process_engine().owns(requests[i])) {
         flag = test_ours(&requests[i], at(statuses, i), &errors[k], &comm);
-      } else if (test_natives || the_engine().native_persistent(requests[i])) {
+      } else if (test_natives || process_engine().native_persistent(requests[i])) {
         errors[k] = PMPI_Test(&requests[i], &flag, at(statuses, i));
         flag = flag || errors[k] != MPI_SUCCESS;
       }
       if (flag) {
         finish(k, comm);
-      } else if (blocking && !the_engine().owns(requests[i])) {
+      } else if (blocking && !process_engine().owns(requests[i])) {
         natives.push_back(requests[i]);
         native_index.push_back(i);
       }
@@ -328,7 +328,7 @@ int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
     native_statuses.resize(natives.size());
     native_errors.resize(natives.size());
     const int completed =
-        the_engine().block_some(natives.data(), static_cast<int>(natives.size()), which.data(),
+        process_engine().block_some(natives.data(), static_cast<int>(natives.size()), which.data(),
                                 native_statuses.data(), native_errors.data());
     for (int m = 0; m < completed; ++m) {
       const size_t j = static_cast<size_t>(which[static_cast<size_t>(m)]);
@@ -352,11 +352,11 @@ int block_on_natives(int count, MPI_Request requests[], MPI_Status* status, int*
   std::vector<MPI_Request> natives;
   std::vector<int> where;
   for (int i = 0; i < count; ++i) {
-    if (requests[i] == MPI_REQUEST_NULL || the_engine().owns(requests[i])) continue;
+    if (requests[i] == MPI_REQUEST_NULL || process_engine().owns(requests[i])) continue;
     natives.push_back(requests[i]);
     where.push_back(i);
   }
-  const int j = the_engine().block(natives.data(), static_cast<int>(natives.size()), status, error);
+  const int j = process_engine().block(natives.data(), static_cast<int>(natives.size()), status, error);
   if (j < 0) return -1;
   const int i = where[static_cast<size_t>(j)];
   requests[i] = natives[static_cast<size_t>(j)];
@@ -366,11 +366,11 @@ int block_on_natives(int count, MPI_Request requests[], MPI_Status* status, int*
 /// One idle turn of the Waitany/Waitsome loops: blocks in MPI (Engine::blocking()) and
 /// returns the index of a native request that completed there, or sleeps a little (-1).
 int idle_turn(Backoff& backoff, int count, MPI_Request requests[], MPI_Status* done, int* error) {
-  if (!the_engine().blocking()) {
+  if (!process_engine().blocking()) {
     backoff.idle();
     return -1;
   }
-  Lock lock(the_engine().lock());
+  Lock lock(process_engine().lock());
   return block_on_natives(count, requests, done, error);
 }
 
@@ -413,18 +413,18 @@ int MPI_Waitsome(int incount, MPI_Request requests[], int* outcount, int indices
 int MPI_Request_free(MPI_Request* request) {
   mcm::shim::recorder::forget(*request);  // a persistent send's handle may be reused
   if (!engine_on() || *request == MPI_REQUEST_NULL) return PMPI_Request_free(request);
-  Lock lock(the_engine().lock());
-  the_engine().forget_native_persistent(*request);
-  if (!the_engine().owns(*request)) return PMPI_Request_free(request);
-  the_engine().free(request);
+  Lock lock(process_engine().lock());
+  process_engine().forget_native_persistent(*request);
+  if (!process_engine().owns(*request)) return PMPI_Request_free(request);
+  process_engine().free(request);
   return MPI_SUCCESS;
 }
 
 int MPI_Cancel(MPI_Request* request) {
   if (!engine_on() || *request == MPI_REQUEST_NULL) return PMPI_Cancel(request);
-  Lock lock(the_engine().lock());
-  if (!the_engine().owns(*request)) return PMPI_Cancel(request);
-  the_engine().cancel(*request);
+  Lock lock(process_engine().lock());
+  if (!process_engine().owns(*request)) return PMPI_Cancel(request);
+  process_engine().cancel(*request);
   return MPI_SUCCESS;
 }
 
@@ -434,11 +434,11 @@ int MPI_Start(MPI_Request* request) {
   if (!engine_on() || started == MPI_REQUEST_NULL) {
     rc = PMPI_Start(request);
   } else {
-    Lock lock(the_engine().lock());
-    if (!the_engine().owns(started))
+    Lock lock(process_engine().lock());
+    if (!process_engine().owns(started))
       rc = PMPI_Start(request);
     else
-      the_engine().start_persistent(started);
+      process_engine().start_persistent(started);
   }
   return mcm::shim::recorder::counted_start(rc, started);
 }

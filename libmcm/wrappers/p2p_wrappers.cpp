@@ -9,7 +9,7 @@
 
 #include "engine/datatype.h"
 #include "record/pattern_recorder.h"
-#include "wrappers/engine_access.h"
+#include "wrappers/wrapper_support.h"
 
 using mcm::shim::Backoff;
 using mcm::shim::Context;
@@ -45,7 +45,7 @@ bool receivable(const Context* c, int count, MPI_Datatype type, int source, int 
 /// the engine's operations. Returns MPI's code of a native start, else MPI_SUCCESS.
 int start_send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                Context& c, SendMode mode, MPI_Request* request, Nonblocking native) {
-  mcm::engine::Engine& engine = the_engine();
+  mcm::engine::Engine& engine = process_engine();
   const SendPath path = dest == MPI_PROC_NULL ? SendPath::frames : engine.send_path(c, dest);
   if (path == SendPath::native) return native(buf, count, type, dest, tag, comm, request);
   *request = engine.isend(buf, count, type, dest, tag, comm, c, mode, path);
@@ -64,7 +64,7 @@ int send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_C
   MPI_Request request = MPI_REQUEST_NULL;
   int rc;
   {
-    Lock lock(the_engine().lock());
+    Lock lock(process_engine().lock());
     rc = start_send(buf, count, type, dest, tag, comm, *c, mode, &request, nonblocking);
   }
   if (rc == MPI_SUCCESS) rc = wait_request(&request, MPI_STATUS_IGNORE);
@@ -77,7 +77,7 @@ int isend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_
   Context* c = managed(comm);
   int rc;
   if (sendable(c, count, type, dest, tag)) {
-    Lock lock(the_engine().lock());
+    Lock lock(process_engine().lock());
     rc = start_send(buf, count, type, dest, tag, comm, *c, mode, request, native);
   } else {
     rc = native(buf, count, type, dest, tag, comm, request);
@@ -94,15 +94,15 @@ int init(const void* buf, int count, MPI_Datatype type, int peer, int tag, MPI_C
   int rc = MPI_SUCCESS;
   if (!ok) {
     rc = native(buf, count, type, peer, tag, comm, request);
-    if (rc == MPI_SUCCESS && the_engine().active()) {
-      Lock lock(the_engine().lock());
-      the_engine().note_native_persistent(*request);
+    if (rc == MPI_SUCCESS && process_engine().active()) {
+      Lock lock(process_engine().lock());
+      process_engine().note_native_persistent(*request);
     }
   } else {
-    Lock lock(the_engine().lock());
+    Lock lock(process_engine().lock());
     using Kind = mcm::engine::Op::Kind;
     *request =
-        the_engine().persistent(receive ? Kind::persistent_recv : Kind::persistent_send,
+        process_engine().persistent(receive ? Kind::persistent_recv : Kind::persistent_send,
                                 const_cast<void*>(buf), count, type, peer, tag, comm, *c, mode);
   }
   // A persistent send is counted at each MPI_Start (completion_wrappers.cpp), not here.
@@ -167,8 +167,8 @@ int MPI_Irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_
   const Context* c = managed(comm);
   if (!receivable(c, count, type, source, tag))
     return PMPI_Irecv(buf, count, type, source, tag, comm, request);
-  Lock lock(the_engine().lock());
-  *request = the_engine().irecv(buf, count, type, source, tag, comm, *c);
+  Lock lock(process_engine().lock());
+  *request = process_engine().irecv(buf, count, type, source, tag, comm, *c);
   return MPI_SUCCESS;
 }
 
@@ -180,8 +180,8 @@ int MPI_Recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_C
     return PMPI_Recv(buf, count, type, source, tag, comm, status);
   mcm::engine::Op* op;
   {
-    Lock lock(the_engine().lock());
-    op = the_engine().recv_op(buf, count, type, source, tag, comm, *c);
+    Lock lock(process_engine().lock());
+    op = process_engine().recv_op(buf, count, type, source, tag, comm, *c);
   }
   return wait_engine_op(op, status);
 }
@@ -200,8 +200,8 @@ int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int 
   mcm::engine::Op* receive;
   int send_error;
   {
-    Lock lock(the_engine().lock());
-    receive = the_engine().recv_op(recvbuf, recvcount, recvtype, source, recvtag, comm, *c);
+    Lock lock(process_engine().lock());
+    receive = process_engine().recv_op(recvbuf, recvcount, recvtype, source, recvtag, comm, *c);
     send_error = start_send(sendbuf, sendcount, sendtype, dest, sendtag, comm, *c,
                             SendMode::standard, &send_request, PMPI_Isend);
   }
@@ -227,10 +227,10 @@ int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int 
   mcm::engine::Op* receive;
   int send_error;
   {
-    Lock lock(the_engine().lock());
+    Lock lock(process_engine().lock());
     send_error = start_send(copy.data(), static_cast<int>(copy.size()), MPI_PACKED, dest, sendtag,
                             comm, *c, SendMode::standard, &send_request, PMPI_Isend);
-    receive = the_engine().recv_op(buf, count, type, source, recvtag, comm, *c);
+    receive = process_engine().recv_op(buf, count, type, source, recvtag, comm, *c);
   }
   if (send_error == MPI_SUCCESS) send_error = wait_request(&send_request, MPI_STATUS_IGNORE);
   const int recv_error = wait_engine_op(receive, status);
@@ -244,8 +244,8 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status
       !mcm::engine::Engine::valid_tag(tag, true) || source == MPI_PROC_NULL)
     return PMPI_Iprobe(source, tag, comm, flag, status);
   {
-    Lock lock(the_engine().lock());
-    *flag = the_engine().iprobe(source, tag, *c, status) ? 1 : 0;
+    Lock lock(process_engine().lock());
+    *flag = process_engine().iprobe(source, tag, *c, status) ? 1 : 0;
   }
   PollPacing::polled(*flag != 0);
   return MPI_SUCCESS;
@@ -258,8 +258,8 @@ int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
       !mcm::engine::Engine::valid_tag(tag, true) || source == MPI_PROC_NULL)
     return PMPI_Probe(source, tag, comm, status);
   for (Backoff backoff;; backoff.idle()) {
-    Lock lock(the_engine().lock());
-    if (the_engine().iprobe(source, tag, *c, status)) return MPI_SUCCESS;
+    Lock lock(process_engine().lock());
+    if (process_engine().iprobe(source, tag, *c, status)) return MPI_SUCCESS;
   }
 }
 
@@ -271,8 +271,8 @@ int MPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* mess
       !mcm::engine::Engine::valid_tag(tag, true) || source == MPI_PROC_NULL)
     return PMPI_Improbe(source, tag, comm, flag, message, status);
   {
-    Lock lock(the_engine().lock());
-    *flag = the_engine().improbe(source, tag, *c, message, status) ? 1 : 0;
+    Lock lock(process_engine().lock());
+    *flag = process_engine().improbe(source, tag, *c, message, status) ? 1 : 0;
   }
   PollPacing::polled(*flag != 0);
   return MPI_SUCCESS;
@@ -285,27 +285,27 @@ int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Sta
       !mcm::engine::Engine::valid_tag(tag, true) || source == MPI_PROC_NULL)
     return PMPI_Mprobe(source, tag, comm, message, status);
   for (Backoff backoff;; backoff.idle()) {
-    Lock lock(the_engine().lock());
-    if (the_engine().improbe(source, tag, *c, message, status)) return MPI_SUCCESS;
+    Lock lock(process_engine().lock());
+    if (process_engine().improbe(source, tag, *c, message, status)) return MPI_SUCCESS;
   }
 }
 
 int MPI_Imrecv(void* buf, int count, MPI_Datatype type, MPI_Message* message,
                MPI_Request* request) {
-  Lock lock(the_engine().lock());
-  if (!the_engine().owns(*message) || !mcm::engine::Engine::valid_count_type(count, type))
+  Lock lock(process_engine().lock());
+  if (!process_engine().owns(*message) || !mcm::engine::Engine::valid_count_type(count, type))
     return PMPI_Imrecv(buf, count, type, message, request);
-  *request = the_engine().imrecv(buf, count, type, message);
+  *request = process_engine().imrecv(buf, count, type, message);
   return MPI_SUCCESS;
 }
 
 int MPI_Mrecv(void* buf, int count, MPI_Datatype type, MPI_Message* message, MPI_Status* status) {
   MPI_Request request;
   {
-    Lock lock(the_engine().lock());
-    if (!the_engine().owns(*message) || !mcm::engine::Engine::valid_count_type(count, type))
+    Lock lock(process_engine().lock());
+    if (!process_engine().owns(*message) || !mcm::engine::Engine::valid_count_type(count, type))
       return PMPI_Mrecv(buf, count, type, message, status);
-    request = the_engine().imrecv(buf, count, type, message);
+    request = process_engine().imrecv(buf, count, type, message);
   }
   return wait_engine_request(&request, status);
 }
@@ -344,9 +344,9 @@ int MPI_Buffer_attach(void* buffer, int size) {
 int MPI_Buffer_detach(void* buffer_addr, int* size) {
   // MPI: detaching waits until the buffered messages have been transmitted.
   for (Backoff backoff;; backoff.idle()) {
-    Lock lock(the_engine().lock());
-    if (!the_engine().active() || !the_engine().buffered_pending()) break;
-    if (the_engine().progress()) backoff.moved();
+    Lock lock(process_engine().lock());
+    if (!process_engine().active() || !process_engine().buffered_pending()) break;
+    if (process_engine().progress()) backoff.moved();
   }
   const int rc = PMPI_Buffer_detach(buffer_addr, size);
   if (rc == MPI_SUCCESS) attached_buffer_bytes = 0;

@@ -103,7 +103,7 @@ TEST_CASE("mcmrun: options with arguments are kept with them", "[mcmrun]") {
   const CommandLine cl = parse({"-np", "4", "--mca", "btl", "tcp,self", "--host", "a,b",
                                 "--report-bindings", "--bind-to", "core", "./a.out", "-np", "x"});
   REQUIRE(cl.contexts.size() == 1);
-  const mcmrun::Context& c = cl.contexts[0];
+  const mcmrun::AppContext& c = cl.contexts[0];
   REQUIRE(c.options.size() == 5);
   CHECK(c.options[0] == Option{"-np", {"4"}, Role::np});
   CHECK(c.options[1] == Option{"--mca", {"btl", "tcp,self"}, Role::mca});

@@ -160,7 +160,7 @@ class Parser {
                            ? "no program to run (see mcmrun --help)"
                            : "no program before ':'");
     result_.contexts.push_back(std::move(context_));
-    context_ = Context{};
+    context_ = AppContext{};
   }
 
   /// The word after the current one, as the argument of `name`.
@@ -252,7 +252,7 @@ class Parser {
   const std::vector<std::string>& args_;
   size_t i_ = 0;
   CommandLine result_;
-  Context context_;
+  AppContext context_;
 };
 
 }  // namespace
@@ -263,14 +263,14 @@ const OptionSpec* find_mpirun_option(std::string_view name) {
   return nullptr;
 }
 
-std::vector<std::string> Context::values(Role role) const {
+std::vector<std::string> AppContext::values(Role role) const {
   std::vector<std::string> out;
   for (const Option& o : options)
     if (o.role == role) out.insert(out.end(), o.args.begin(), o.args.end());
   return out;
 }
 
-bool Context::has(Role role) const {
+bool AppContext::has(Role role) const {
   return std::any_of(options.begin(), options.end(),
                      [&](const Option& o) { return o.role == role; });
 }

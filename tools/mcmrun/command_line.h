@@ -61,7 +61,7 @@ struct Option {
 };
 
 /// One MPMD context: its mpirun options, then the program and its arguments.
-struct Context {
+struct AppContext {
   std::vector<Option> options;
   std::vector<std::string> program;  ///< program first; never empty after parsing
 
@@ -84,7 +84,7 @@ struct CommandLine {
   bool intercepted = false;  ///< likewise (--intercepted)
   /// --help, --version or --intercepted: print and exit, nothing else is parsed.
   bool stops_early() const { return help || version || intercepted; }
-  std::vector<Context> contexts;  ///< the application's contexts, in order
+  std::vector<AppContext> contexts;  ///< the application's contexts, in order
 };
 
 /// Parses mcmrun's arguments (argv without argv[0]). mcmrun options are recognised in the

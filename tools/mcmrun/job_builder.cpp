@@ -59,7 +59,7 @@ bool truthy(const std::string& v) {
 
 /// Whether the user allowed oversubscription, in any of Open MPI's ways.
 bool allows_oversubscription(const CommandLine& cl, const mcm::launch::Environment& env) {
-  for (const Context& c : cl.contexts) {
+  for (const AppContext& c : cl.contexts) {
     if (c.has(Role::oversubscribe)) return true;
     for (const std::string& policy : c.values(Role::map_by))
       if (has_modifier(policy, "OVERSUBSCRIBE")) return true;
@@ -76,7 +76,7 @@ bool allows_oversubscription(const CommandLine& cl, const mcm::launch::Environme
 }
 
 bool forbids_oversubscription(const CommandLine& cl) {
-  for (const Context& c : cl.contexts) {
+  for (const AppContext& c : cl.contexts) {
     if (c.has(Role::no_oversubscribe)) return true;
     for (const std::string& policy : c.values(Role::map_by))
       if (has_modifier(policy, "NOOVERSUBSCRIBE")) return true;
@@ -115,7 +115,7 @@ Allocation find_allocation(const CommandLine& cl, const mcm::launch::Environment
   std::vector<std::string> defaults;
   int contexts_with_hosts = 0;
   bool hwthreads = false;
-  for (const Context& c : cl.contexts) {
+  for (const AppContext& c : cl.contexts) {
     for (const std::string& f : c.values(Role::hostfile))
       if (std::find(files.begin(), files.end(), f) == files.end()) files.push_back(f);
     for (const std::string& f : c.values(Role::default_hostfile))
@@ -133,7 +133,7 @@ Allocation find_allocation(const CommandLine& cl, const mcm::launch::Environment
     return alloc;
   }
   if (contexts_with_hosts > 0) {
-    for (const Context& c : cl.contexts) {
+    for (const AppContext& c : cl.contexts) {
       mcm::HostList mine;
       for (const Option& o : c.options)
         if (o.role == Role::host) mcm::add_host_list(o.args[0], mine, o.name);
@@ -159,7 +159,7 @@ std::vector<std::string> check_slots(const CommandLine& cl, const Allocation& al
                                      const mcm::launch::Environment& env) {
   if (allows_oversubscription(cl, env)) return {};
   long ranks = 0;
-  for (const Context& c : cl.contexts) {
+  for (const AppContext& c : cl.contexts) {
     const std::vector<std::string> np = c.values(Role::np);
     if (np.empty() || c.has(Role::per_node)) return {};  // mpirun decides the count
     ranks += std::stol(np.back());                       // the last -np wins, as in mpirun
@@ -235,13 +235,13 @@ std::vector<std::string> build_mpirun_argv(const CommandLine& cl, const Allocati
   // to its own context, and the daemons are processes of the same MPI job that need the
   // same library paths and MCA settings (LD_PRELOAD aside: the shim is for ranks).
   std::vector<std::string> exports;
-  for (const Context& c : cl.contexts)
+  for (const AppContext& c : cl.contexts)
     for (const Option& o : c.options)
       if (o.role == Role::export_env && !exports_preload(o) &&
           std::find(exports.begin(), exports.end(), o.args[0]) == exports.end())
         exports.push_back(o.args[0]);
   for (size_t k = 0; k < cl.contexts.size(); ++k) {
-    const Context& c = cl.contexts[k];
+    const AppContext& c = cl.contexts[k];
     if (k > 0) argv.push_back(":");
     std::string preload = programs.libmcm;
     for (const Option& o : c.options) {

@@ -16,14 +16,15 @@ namespace mcm::shim {
 using engine::Context;
 using engine::Engine;
 
-inline Engine& the_engine() {
+/// The engine of this process (one per rank; started in MPI_Init by shim.cpp).
+inline Engine& process_engine() {
   return Engine::instance();
 }
 
 /// The engine's context of `comm` (already substituted) when the engine handles it, or
 /// nullptr: then the call passes through to MPI.
 inline Context* managed(MPI_Comm comm) {
-  Engine& e = the_engine();
+  Engine& e = process_engine();
   return e.active() ? e.contexts().find(comm) : nullptr;
 }
 
@@ -54,7 +55,7 @@ class Backoff {
 
   /// One unsuccessful poll; true when it waited on the doorbell (time has passed).
   bool idle() {
-    Engine& engine = the_engine();
+    Engine& engine = process_engine();
     if (engine.blocking()) {  // mode adaptive: as plain MPI's waits (probe loops)
       sched_yield();
       return true;
@@ -101,7 +102,7 @@ class PollPacing {
 
  private:
   void note(bool found) {
-    if (the_engine().blocking()) return;  // a waiter blocked in MPI wakes as plain MPI's does
+    if (process_engine().blocking()) return;  // a waiter blocked in MPI wakes as plain MPI's does
     const auto now = std::chrono::steady_clock::now();
     if (found || now - last_ > kStreakGap) backoff_.moved();
     const bool waited = !found && backoff_.idle();
