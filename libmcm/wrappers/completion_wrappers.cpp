@@ -15,8 +15,8 @@
 using mcm::shim::Backoff;
 using mcm::shim::Lock;
 using mcm::shim::PollPacing;
+using mcm::shim::process_engine;
 using mcm::shim::raise;
-using mcm::shim::the_engine;
 
 namespace {
 
@@ -329,7 +329,7 @@ int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
     native_errors.resize(natives.size());
     const int completed =
         process_engine().block_some(natives.data(), static_cast<int>(natives.size()), which.data(),
-                                native_statuses.data(), native_errors.data());
+                                    native_statuses.data(), native_errors.data());
     for (int m = 0; m < completed; ++m) {
       const size_t j = static_cast<size_t>(which[static_cast<size_t>(m)]);
       const int i = native_index[j];
@@ -356,7 +356,8 @@ int block_on_natives(int count, MPI_Request requests[], MPI_Status* status, int*
     natives.push_back(requests[i]);
     where.push_back(i);
   }
-  const int j = process_engine().block(natives.data(), static_cast<int>(natives.size()), status, error);
+  const int j =
+      process_engine().block(natives.data(), static_cast<int>(natives.size()), status, error);
   if (j < 0) return -1;
   const int i = where[static_cast<size_t>(j)];
   requests[i] = natives[static_cast<size_t>(j)];

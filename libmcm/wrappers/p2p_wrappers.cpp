@@ -16,7 +16,7 @@ using mcm::shim::Context;
 using mcm::shim::Lock;
 using mcm::shim::managed;
 using mcm::shim::PollPacing;
-using mcm::shim::the_engine;
+using mcm::shim::process_engine;
 using mcm::shim::wait_engine_op;
 using mcm::shim::wait_engine_request;
 using mcm::shim::wait_request;
@@ -103,7 +103,7 @@ int init(const void* buf, int count, MPI_Datatype type, int peer, int tag, MPI_C
     using Kind = mcm::engine::Op::Kind;
     *request =
         process_engine().persistent(receive ? Kind::persistent_recv : Kind::persistent_send,
-                                const_cast<void*>(buf), count, type, peer, tag, comm, *c, mode);
+                                    const_cast<void*>(buf), count, type, peer, tag, comm, *c, mode);
   }
   // A persistent send is counted at each MPI_Start (completion_wrappers.cpp), not here.
   if (rc == MPI_SUCCESS && !receive)

@@ -47,8 +47,7 @@ std::vector<std::uint64_t> daemon_takes(mcm::Transport& daemon, MPI_Comm comm, i
 
 }  // namespace
 
-TEST_CASE("lanes: a window of unmatched frames per destination, the rest in order",
-          "[engine]") {
+TEST_CASE("lanes: a window of unmatched frames per destination, the rest in order", "[engine]") {
   // One rank per VM; rank 0 sends through its daemon (mode relay).
   mcm::testing::FakeJob job({1, 1, 1});
   auto rank0 = job.rank_transport(0);

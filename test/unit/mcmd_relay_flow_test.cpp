@@ -112,8 +112,7 @@ TEST_CASE("relay: a stalled destination holds its quota, the rest waits with the
                        MPI_STATUSES_IGNORE) == static_cast<int>(sends.size()) - completed);
 }
 
-TEST_CASE("relay: a frame the codec refuses is dropped, and the next ones still pass",
-          "[relay]") {
+TEST_CASE("relay: a frame the codec refuses is dropped, and the next ones still pass", "[relay]") {
   mcm::testing::FakeJob job({1, 1});
   auto rank0 = job.rank_transport(0);
   auto daemon0 = job.daemon_transport(0);

@@ -33,7 +33,8 @@ mcm::Topology table(int n) {
   t.alpha_us = alpha;
   t.beta_bytes_per_us = beta;
   t.latency_us = {alpha};
-  t.spread_us = {mcm::Matrix(static_cast<size_t>(n), std::vector<double>(static_cast<size_t>(n), 5.0))};
+  t.spread_us = {
+      mcm::Matrix(static_cast<size_t>(n), std::vector<double>(static_cast<size_t>(n), 5.0))};
   return t;
 }
 
@@ -101,8 +102,7 @@ struct Fixture {
 
 }  // namespace
 
-TEST_CASE("runtime: late reports of a congested path switch it and tell the ranks",
-          "[runtime]") {
+TEST_CASE("runtime: late reports of a congested path switch it and tell the ranks", "[runtime]") {
   Fixture f;
   f.runtime.start();
   // Mode adaptive: the ranks first hear that the initial routes are complete.

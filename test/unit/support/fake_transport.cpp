@@ -95,8 +95,8 @@ void FakeNetwork::deliver(Message message) {
 
 // ---- FakeTransport ----------------------------------------------------------------------
 
-void FakeTransport::post_send(const void* data, int bytes, int destination, int tag,
-                              MPI_Comm comm, MPI_Request* request, bool synchronous) {
+void FakeTransport::post_send(const void* data, int bytes, int destination, int tag, MPI_Comm comm,
+                              MPI_Request* request, bool synchronous) {
   std::lock_guard<std::mutex> lock(network_.mutex_);
   if (destination < 0 || destination >= network_.sizes_.at(comm))
     throw std::runtime_error("fake MPI: send to rank " + std::to_string(destination) +
@@ -107,8 +107,8 @@ void FakeTransport::post_send(const void* data, int bytes, int destination, int 
   message.m.destination = destination;
   message.m.tag = tag;
   message.m.synchronous = synchronous;
-  if (bytes > 0) message.m.data.assign(static_cast<const char*>(data),
-                                       static_cast<const char*>(data) + bytes);
+  if (bytes > 0)
+    message.m.data.assign(static_cast<const char*>(data), static_cast<const char*>(data) + bytes);
   const std::uint64_t id = network_.new_request(!synchronous);
   if (synchronous) message.sender_request = id;
   if (request != nullptr) *request = to_handle<MPI_Request>(id);
@@ -128,6 +128,7 @@ void FakeTransport::issend(const void* data, int bytes, int destination, int tag
 void FakeTransport::send(const void* data, int bytes, int destination, int tag, MPI_Comm comm) {
   MPI_Request request;
   post_send(data, bytes, destination, tag, comm, &request, false);
+  std::lock_guard<std::mutex> lock(network_.mutex_);
   take_if_complete(&request, MPI_STATUS_IGNORE);
 }
 

@@ -107,8 +107,7 @@ class FakeTransport final : public Transport {
   void irecv(void* data, int bytes, int source, int tag, MPI_Comm comm,
              MPI_Request* request) override;
   bool iprobe(int source, int tag, MPI_Comm comm) override;
-  std::optional<Probed> improbe(int source, int tag, MPI_Comm comm,
-                                MPI_Message* message) override;
+  std::optional<Probed> improbe(int source, int tag, MPI_Comm comm, MPI_Message* message) override;
   void mrecv(void* data, int bytes, MPI_Message* message) override;
   void imrecv(void* data, int bytes, MPI_Message* message, MPI_Request* request) override;
   void ibarrier(MPI_Comm comm, MPI_Request* request) override;
@@ -124,7 +123,8 @@ class FakeTransport final : public Transport {
  private:
   void post_send(const void* data, int bytes, int destination, int tag, MPI_Comm comm,
                  MPI_Request* request, bool synchronous);
-  /// Takes the completed request `*request` (then MPI_REQUEST_NULL) into `status`.
+  /// Takes the completed request `*request` (then MPI_REQUEST_NULL) into `status`. The
+  /// caller holds the network's lock.
   bool take_if_complete(MPI_Request* request, MPI_Status* status);
 
   FakeNetwork& network_;
