@@ -5,6 +5,7 @@
 #include <boost/asio/io_context.hpp>
 #include <catch2/catch.hpp>
 #include <cstring>
+#include <tuple>
 
 #include "mcm/protocol/codec.h"
 #include "relay/relay.h"
@@ -53,22 +54,30 @@ std::vector<std::uint64_t> take_all(mcm::Transport& transport, MPI_Comm comm, in
   return seqs;
 }
 
+/// VM 0's daemon relaying for a job of `ranks_per_vm`, and the transports of rank 0 and
+/// VM 1's daemon.
+struct Fixture {
+  explicit Fixture(std::vector<int> ranks_per_vm) : job(std::move(ranks_per_vm)) { relay.start(); }
+  mcm::testing::FakeJob job;
+  mcm::testing::FakeTransport rank0 = job.rank_transport(0);
+  mcm::testing::FakeTransport daemon0 = job.daemon_transport(0);
+  mcm::testing::FakeTransport daemon1 = job.daemon_transport(1);
+  boost::asio::io_context io;
+  MpiPoller poller{io, daemon0, std::chrono::milliseconds(50)};
+  const mcm::Layout layout = job.daemon_layout(0);
+  const mcm::Doorbell bell;
+  Relay relay{layout,         poller,
+              bell,           RelaySettings{kChunk, kBuffer, {}},
+              {"vm1", "vm2"}, mcm::testing::quiet_logger()};
+};
+
 }  // namespace
 
 TEST_CASE("relay: a stalled destination holds its quota, the rest waits with the sender",
           "[relay]") {
   // VM 0: ranks 0 and 1, daemon 3; VM 1: rank 2, daemon 4.
-  mcm::testing::FakeJob job({2, 1});
-  auto rank0 = job.rank_transport(0);
-  auto daemon0 = job.daemon_transport(0);
-  auto daemon1 = job.daemon_transport(1);
-  boost::asio::io_context io;
-  MpiPoller poller(io, daemon0, std::chrono::milliseconds(50));
-  const mcm::Layout layout = job.daemon_layout(0);
-  const mcm::Doorbell bell;
-  Relay relay(layout, poller, bell, RelaySettings{kChunk, kBuffer, {}}, {"vm1", "vm2"},
-              mcm::testing::quiet_logger());
-  relay.start();
+  Fixture f({2, 1});
+  auto [job, rank0, daemon1, poller] = std::tie(f.job, f.rank0, f.daemon1, f.poller);
 
   // Rank 0 sends 10 frames to rank 2 (VM 1) and 3 to rank 1 (its own VM), all through its
   // daemon, synchronously (as the shim does: a send completes when its daemon matched it).
@@ -113,17 +122,8 @@ TEST_CASE("relay: a stalled destination holds its quota, the rest waits with the
 }
 
 TEST_CASE("relay: a frame the codec refuses is dropped, and the next ones still pass", "[relay]") {
-  mcm::testing::FakeJob job({1, 1});
-  auto rank0 = job.rank_transport(0);
-  auto daemon0 = job.daemon_transport(0);
-  auto daemon1 = job.daemon_transport(1);
-  boost::asio::io_context io;
-  MpiPoller poller(io, daemon0, std::chrono::milliseconds(50));
-  const mcm::Layout layout = job.daemon_layout(0);
-  const mcm::Doorbell bell;
-  Relay relay(layout, poller, bell, RelaySettings{kChunk, kBuffer, {}}, {"vm1", "vm2"},
-              mcm::testing::quiet_logger());
-  relay.start();
+  Fixture f({1, 1});
+  auto [job, rank0, daemon1, poller] = std::tie(f.job, f.rank0, f.daemon1, f.poller);
   auto bad = frame(0, 1, 0, 100);
   bad.resize(bad.size() - 1);  // shorter than its envelope says
   const auto good = frame(0, 1, 1, 100);

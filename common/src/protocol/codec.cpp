@@ -14,6 +14,17 @@ bool known_kind(std::uint8_t kind) {
   return kind >= kData && kind <= kFlushAck;
 }
 
+/// Copies the fixed-size header `out` from the front of `data` (`bytes` long); the error
+/// when the bytes are shorter than it, else "".
+template <class Header>
+std::string read_header(const char* data, std::size_t bytes, const char* what, Header& out) {
+  if (bytes < sizeof out)
+    return std::string(what) + " of " + std::to_string(bytes) +
+           " bytes: shorter than its header (" + std::to_string(sizeof out) + ")";
+  std::memcpy(&out, data, sizeof out);
+  return {};
+}
+
 }  // namespace
 
 void write_envelope(const Envelope& e, char* frame) {
@@ -22,11 +33,8 @@ void write_envelope(const Envelope& e, char* frame) {
 
 Decoded<Envelope> read_envelope(const char* frame, std::size_t bytes) {
   Envelope e;
-  if (bytes < sizeof e)
-    return Decoded<Envelope>::failure("frame of " + std::to_string(bytes) +
-                                      " bytes: shorter than an envelope (" +
-                                      std::to_string(sizeof e) + ")");
-  std::memcpy(&e, frame, sizeof e);
+  if (auto why = read_header(frame, bytes, "frame", e); !why.empty())
+    return Decoded<Envelope>::failure(std::move(why));
   if (bytes != sizeof e + e.chunk_bytes)
     return Decoded<Envelope>::failure("frame of " +
                                       sizes(bytes, sizeof e + std::size_t{e.chunk_bytes}) +
@@ -69,11 +77,8 @@ std::vector<char> write_probe(Probe probe) {
 
 Decoded<Probe> read_probe(const char* data, std::size_t bytes) {
   Probe probe;
-  if (bytes < sizeof probe)
-    return Decoded<Probe>::failure("probe of " + std::to_string(bytes) +
-                                   " bytes: shorter than its header (" +
-                                   std::to_string(sizeof probe) + ")");
-  std::memcpy(&probe, data, sizeof probe);
+  if (auto why = read_header(data, bytes, "probe", probe); !why.empty())
+    return Decoded<Probe>::failure(std::move(why));
   if (probe.bytes < 0 || static_cast<std::size_t>(probe.bytes) != bytes)
     return Decoded<Probe>::failure("probe of " +
                                    sizes(bytes, static_cast<std::size_t>(probe.bytes)) +
