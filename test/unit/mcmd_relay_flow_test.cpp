@@ -2,14 +2,13 @@
 // daemon takes a destination's frames only while that destination's quota has room,
 // leaves the rest with their sender, never lets a stalled destination hold up another,
 // and forwards every frame, in order, as the next daemon takes them.
-#include <boost/asio/io_context.hpp>
 #include <catch2/catch.hpp>
 #include <cstring>
 #include <tuple>
 
 #include "mcm/protocol/codec.h"
 #include "relay/relay.h"
-#include "support/fake_job.h"
+#include "support/fake_daemon.h"
 
 using mcm::daemon::MpiPoller;
 using mcm::daemon::Relay;
@@ -60,14 +59,11 @@ struct Fixture {
   explicit Fixture(std::vector<int> ranks_per_vm) : job(std::move(ranks_per_vm)) { relay.start(); }
   mcm::testing::FakeJob job;
   mcm::testing::FakeTransport rank0 = job.rank_transport(0);
-  mcm::testing::FakeTransport daemon0 = job.daemon_transport(0);
   mcm::testing::FakeTransport daemon1 = job.daemon_transport(1);
-  boost::asio::io_context io;
-  MpiPoller poller{io, daemon0, std::chrono::milliseconds(50)};
-  const mcm::Layout layout = job.daemon_layout(0);
-  const mcm::Doorbell bell;
-  Relay relay{layout,         poller,
-              bell,           RelaySettings{kChunk, kBuffer, {}},
+  mcm::testing::FakeDaemon daemon0{job, 0};
+  MpiPoller& poller = daemon0.poller;
+  Relay relay{daemon0.layout, poller,
+              daemon0.bell,   RelaySettings{kChunk, kBuffer, {}},
               {"vm1", "vm2"}, mcm::testing::quiet_logger()};
 };
 

@@ -2,7 +2,6 @@
 // from the receiving VM -> a switch of the path -> a kRouteUpdate frame to this VM's
 // ranks -> the rank's FrameIO sends that pair's messages straight to the detour's daemon.
 // And what is not a reason to switch: reports within the base latency, malformed batches.
-#include <boost/asio/io_context.hpp>
 #include <catch2/catch.hpp>
 #include <cmath>
 
@@ -11,10 +10,9 @@
 #include "mcm/protocol/codec.h"
 #include "mcm/topology.h"
 #include "runtime/runtime.h"
-#include "support/fake_job.h"
+#include "support/fake_daemon.h"
 
 using mcm::daemon::ClockOffsets;
-using mcm::daemon::MpiPoller;
 using mcm::daemon::Runtime;
 using namespace mcm::protocol;
 
@@ -70,18 +68,14 @@ std::vector<Envelope> route_updates(mcm::testing::FakeJob& job, int rank) {
 
 struct Fixture {
   mcm::testing::FakeJob job{{1, 1, 1}};  // ranks 0, 1, 2; daemons 3, 4, 5
-  mcm::testing::FakeTransport daemon0 = job.daemon_transport(0);
   mcm::testing::FakeTransport rank0 = job.rank_transport(0);
   mcm::testing::FakeTransport rank1 = job.rank_transport(1);
-  boost::asio::io_context io;
-  MpiPoller poller{io, daemon0, std::chrono::milliseconds(50)};
-  const mcm::Layout layout = job.daemon_layout(0);
-  const mcm::Doorbell bell;
+  mcm::testing::FakeDaemon daemon0{job, 0};
   const mcm::Topology paths = table(3);
-  Runtime runtime{layout,
-                  poller,
-                  io,
-                  bell,
+  Runtime runtime{daemon0.layout,
+                  daemon0.poller,
+                  daemon0.io,
+                  daemon0.bell,
                   mcm::RuntimeConfig{},
                   &paths,
                   {"vm1", "vm2", "vm3"},
@@ -112,7 +106,7 @@ TEST_CASE("runtime: late reports of a congested path switch it and tell the rank
   // The rank starts as the shim does: it reads its initial routes in MPI_Init.
   mcm::engine::FrameIO frames;
   const mcm::Layout rank_layout = f.job.rank_layout(0);
-  frames.start(rank_layout, 1024, f.bell, f.rank0, /*adaptive=*/true);
+  frames.start(rank_layout, 1024, f.daemon0.bell, f.rank0, /*adaptive=*/true);
   CHECK_FALSE(frames.through_daemons(1));
 
   // The route updates the rank receives (its attention receive takes them), applied as
