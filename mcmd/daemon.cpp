@@ -70,28 +70,14 @@ Outcome Daemon::run() {
   });
   log_->info("vm {} of {}: serving {} application rank(s)", layout_.vm, layout_.daemon_count,
              layout_.local_app_count);
+  // The poller's one activity: the relay's step, then the runtime's, side by side.
   if (relay_)
-    relay_->start([this](bool waiting, bool forwarding) {
-      const auto now = ForwardingPriority::Clock::now();
-      const int before = priority_.current();
-      if (forwarding) {
-        priority_.forwarding(now);
-        if (priority_.refusal() != 0 && !refusal_logged_) {
-          log_->warn("{}", describe_priority(priority_.requested(), priority_.refusal()));
-          refusal_logged_ = true;
-        }
-      } else {
-        priority_.tick(now);
-      }
-      if (priority_.current() != before) {
-        if (priority_.raised())
-          log_->info("frames moving: scheduling priority raised to nice {}", priority_.current());
-        else
-          log_->info("no frames for {} s: scheduling priority back to nice {}",
-                     std::chrono::duration_cast<std::chrono::seconds>(kPriorityLinger).count(),
-                     priority_.current());
-      }
-      runtime_->step(waiting);
+    poller_.set_activity([this](bool rang) {
+      const MpiPoller::Progress progress = relay_->step(rang);
+      follow_forwarding(progress == MpiPoller::Progress::moved ||
+                        progress == MpiPoller::Progress::waiting);
+      runtime_->step(relay_->message_waiting());
+      return progress;
     });
   if (runtime_) runtime_->start();
   listen_to_doorbell();
@@ -158,9 +144,33 @@ void Daemon::barrier(std::function<void()> then) {
   poller_.watch(request, [then = std::move(then)](const MPI_Status&) { then(); });
 }
 
+void Daemon::follow_forwarding(bool forwarding) {
+  const auto now = ForwardingPriority::Clock::now();
+  const int before = priority_.current();
+  if (forwarding) {
+    priority_.forwarding(now);
+    if (priority_.refusal() != 0 && !refusal_logged_) {
+      log_->warn("{}", describe_priority(priority_.requested(), priority_.refusal()));
+      refusal_logged_ = true;
+    }
+  } else {
+    priority_.tick(now);
+  }
+  if (priority_.current() == before) return;
+  if (priority_.raised())
+    log_->info("frames moving: scheduling priority raised to nice {}", priority_.current());
+  else
+    log_->info("no frames for {} s: scheduling priority back to nice {}",
+               std::chrono::duration_cast<std::chrono::seconds>(kPriorityLinger).count(),
+               priority_.current());
+}
+
 void Daemon::drain() {
   if (relay_) {
-    relay_->drain(kDrainGrace, [this](bool clean) { finish(clean); });
+    relay_->drain(kDrainGrace, [this](bool clean) {
+      poller_.set_activity(nullptr);  // nothing left to forward or judge
+      finish(clean);
+    });
   } else {
     finish(true);
   }

@@ -8,12 +8,13 @@
 //      daemon communicator, then run() returns Outcome::finished and the caller calls
 //      PMPI_Finalize. On a signal run() returns Outcome::terminated at once (no
 //      finalize: the peers are gone or going).
-// In modes relay and adaptive the Runtime monitors paths and chooses detours (runtime.h);
-// it probes until the barrier, then stops and, once its probes are answered, joins a
-// second barrier (peers answer probes until then). The Relay forwards frames from
-// construction to the end, also during the
-// barrier; after the barrier run() returns only once the relay holds no frame and has no
-// send outstanding (or after a grace period, for frames no rank ever received).
+// In modes relay and adaptive the daemon owns a Relay and a Runtime side by side: its
+// poller's activity runs the relay's step, then the runtime's. The Runtime monitors paths
+// and chooses detours (runtime.h); it probes until the barrier, then stops and, once its
+// probes are answered, joins a second barrier (peers answer probes until then). The
+// Relay forwards frames from construction to the end, also during the barrier; after the
+// barrier run() returns only once the relay holds no frame and has no send outstanding
+// (or after a grace period, for frames no rank ever received).
 #pragma once
 
 #include <boost/asio/io_context.hpp>
@@ -60,7 +61,10 @@ class Daemon {
   void enter_shutdown_barrier();
   /// Joins a barrier of the daemons, then runs `then` (in the event loop).
   void barrier(std::function<void()> then);
-  /// Hands on the frames still held, then finish().
+  /// After each relay step: the forwarding priority follows whether frames move
+  /// (plumbing/priority.h), and its changes are logged.
+  void follow_forwarding(bool forwarding);
+  /// Hands on the frames still held, stops polling, then finish().
   void drain();
   void finish(bool clean);
   void listen_to_doorbell();

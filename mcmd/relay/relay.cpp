@@ -68,17 +68,6 @@ Relay::Relay(const Layout& layout, MpiPoller& poller, const Doorbell& doorbell,
       routes.empty() ? " none (all direct)" : routes);
 }
 
-void Relay::start(std::function<void(bool, bool)> also) {
-  also_ = std::move(also);
-  poller_.set_activity([this](bool rang) {
-    const MpiPoller::Progress progress = step(rang);
-    if (also_)
-      also_(waiting_,
-            progress == MpiPoller::Progress::moved || progress == MpiPoller::Progress::waiting);
-    return progress;
-  });
-}
-
 std::vector<int> Relay::static_vias() const {
   std::vector<int> vias(static_cast<size_t>(layout_.daemon_count), -1);
   for (int vm = 0; vm < layout_.daemon_count; ++vm)
@@ -314,7 +303,6 @@ void Relay::check_drained() {
                pool_.frames_held(), who);
   }
   draining_ = false;
-  poller_.set_activity(nullptr);
   auto done = std::move(on_drained_);
   done(clean);
 }

@@ -1,9 +1,9 @@
 // The pump of relay mode: takes frames (frames.h) for application ranks off the private
 // communicator and sends each one hop further, inside the daemon's event loop.
 //
-// Per poll step (MpiPoller activity): when any message waits (one PMPI_Iprobe; after a
-// doorbell, a second one when the first found nothing: MPI probes check their queue
-// before they run MPI's progress engine, so the first one only read the announced frame
+// Per poll step (step(), which the daemon runs as its poller's activity): when any message waits
+// (one PMPI_Iprobe; after a doorbell, a second one when the first found nothing: MPI probes check
+// their queue before they run MPI's progress engine, so the first one only read the announced frame
 // off the wire, and without the second it would wait a whole poll interval), for every
 // application rank D whose quota has room (FramePool), PMPI_Improbe(ANY_SOURCE,
 // data_tag(D)) -> PMPI_Imrecv into a pool buffer; HopRouter decides the next hop (source /
@@ -24,7 +24,7 @@
 // episode, and logs again when they move. Level info, not warn: a receiver may simply be
 // computing.
 // Shutdown: drain() keeps forwarding until no frame is held (no receive or send
-// outstanding), then stops polling and reports.
+// outstanding), then reports; the daemon then stops polling.
 #pragma once
 
 #include <chrono>
@@ -63,12 +63,12 @@ class Relay {
         const RelaySettings& settings, std::vector<std::string> vm_names,
         std::shared_ptr<spdlog::logger> log);
 
-  /// Starts forwarding (registers with the poller); `also` (may be empty) runs on every
-  /// poll step too (the runtime's receiving), told whether any message of any tag was
-  /// waiting (the step's own iprobe), so that it need not probe when none was.
-  /// `also` runs after every step: `waiting` as for Runtime::step, `forwarding` when
-  /// the step moved frames or holds some (mcmd/plumbing/priority.h).
-  void start(std::function<void(bool waiting, bool forwarding)> also = nullptr);
+  /// One poll step (see above): the daemon runs it as its poller's activity, with the
+  /// runtime's step beside it. `rang`: a doorbell asked for this poll.
+  MpiPoller::Progress step(bool rang);
+  /// Whether the last step found any message of any tag waiting (its own iprobe), so
+  /// that the runtime need not probe when none was.
+  bool message_waiting() const { return waiting_; }
 
   /// Lets the runtime choose the routes of pairs without a static route (HopRouter).
   void set_dynamic_routes(std::function<int(int destination_vm)> via) {
@@ -101,7 +101,6 @@ class Relay {
     Hop hop;
   };
 
-  MpiPoller::Progress step(bool rang);
   int take_frames(int slot);
   void send_received(int slot);
   void send_received_everywhere();
@@ -148,7 +147,6 @@ class Relay {
   bool draining_ = false;
   std::chrono::steady_clock::time_point drain_deadline_;
   std::function<void(bool)> on_drained_;
-  std::function<void(bool, bool)> also_;
   bool waiting_ = false;  ///< the last step's PMPI_Iprobe found a message
   /// Until when a doorbell's message that had not arrived at the rung poll is still
   /// expected (step() returns `expecting`, so the poller keeps polling at doubling

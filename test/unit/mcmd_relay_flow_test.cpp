@@ -56,7 +56,9 @@ std::vector<std::uint64_t> take_all(mcm::Transport& transport, MPI_Comm comm, in
 /// VM 0's daemon relaying for a job of `ranks_per_vm`, and the transports of rank 0 and
 /// VM 1's daemon.
 struct Fixture {
-  explicit Fixture(std::vector<int> ranks_per_vm) : job(std::move(ranks_per_vm)) { relay.start(); }
+  explicit Fixture(std::vector<int> ranks_per_vm) : job(std::move(ranks_per_vm)) {
+    poller.set_activity([this](bool rang) { return relay.step(rang); });  // as mcmd does
+  }
   mcm::testing::FakeJob job;
   mcm::testing::FakeTransport rank0 = job.rank_transport(0);
   mcm::testing::FakeTransport daemon1 = job.daemon_transport(1);
