@@ -36,6 +36,16 @@ testbed_up() {
   eval "$("$TESTBED" env)"
 }
 
+# testbed_running N: the testbed that is up, which must have N VMs (a fixture brought it
+# up for several tests: test/system/mpi_suite.sh); left up.
+testbed_running() {
+  [ -e /run/mcm-testbed/vms ] || { echo "no testbed is up (mpi_suite.sh up brings it up)" >&2; exit 1; }
+  eval "$("$TESTBED" env)"
+  local have
+  have=$(cat /run/mcm-testbed/vms)
+  [ "$have" -eq "$1" ] || { echo "the testbed that is up has $have VMs, not $1" >&2; exit 1; }
+}
+
 # no_process_left NAME: true once no live process (zombies aside: this machine's PID 1
 # may reap late) is named NAME, waiting up to 10 s for a job's teardown to finish.
 no_process_left() {

@@ -102,7 +102,7 @@ struct RuntimeConfig {
   /// Testing only (0: off): mode adaptive sends every unpinned pair through the daemons
   /// (every other time through a third VM) and back to the native path, alternately, this
   /// often, whatever the network says, so that the switches (frames.h rules 10-11) happen in
-  /// every program (system.compare, its adaptive run).
+  /// every program (the mpi.* tests, their adaptive run).
   int flip_routes_ms = 0;
 };
 
