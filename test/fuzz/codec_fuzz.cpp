@@ -1,0 +1,226 @@
+// A fuzz driver for every decoder of the protocol's codec (mcm/protocol/codec.h): random
+// bytes, and valid messages mutated (bytes flipped, cut short, lengthened, fields set to
+// extremes), through read_envelope, read_late_reports, read_probe and read_probe_reply.
+// Built with AddressSanitizer and UndefinedBehaviorSanitizer (test/fuzz/CMakeLists.txt),
+// so a read past the bytes or an overflow ends the run with the sanitizer's report. Every
+// accepted message must also satisfy what the decoder promises (sizes agree, chunks lie
+// inside their message, VMs inside the job), and every valid message must read back as
+// written.
+//
+// Usage: mcm_codec_fuzz [CASES] [SEED]   (default 1000000 cases, seed 1)
+// Prints the cases run, how many were accepted, and the time; exits 1 on a broken promise.
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "mcm/protocol/codec.h"
+
+using namespace mcm::protocol;
+
+namespace {
+
+std::mt19937_64 rng;
+
+std::uint64_t below(std::uint64_t n) {
+  return n == 0 ? 0 : rng() % n;
+}
+
+int failures = 0;
+
+void broken(const char* what, std::uint64_t case_number) {
+  if (++failures <= 10)
+    std::fprintf(stderr, "case %llu: %s\n", (unsigned long long)case_number, what);
+}
+
+/// A value a field from the wire might carry: small, boundary or random.
+std::uint64_t wild() {
+  static const std::uint64_t edges[] = {0,
+                                        1,
+                                        2,
+                                        79,
+                                        80,
+                                        81,
+                                        0x7fffffff,
+                                        0x80000000,
+                                        0xffffffff,
+                                        ~std::uint64_t{0},
+                                        ~std::uint64_t{0} - 1};
+  return below(3) == 0 ? edges[below(sizeof edges / sizeof edges[0])] : rng();
+}
+
+/// `bytes` mutated: some bytes set to wild values, maybe cut short or lengthened.
+void mutate(std::vector<char>& bytes) {
+  const int edits = 1 + static_cast<int>(below(4));
+  for (int i = 0; i < edits && !bytes.empty(); ++i) {
+    const std::uint64_t v = wild();
+    const std::size_t at = below(bytes.size());
+    const std::size_t n = std::min<std::size_t>(1 + below(8), bytes.size() - at);
+    std::memcpy(bytes.data() + at, &v, n);
+  }
+  switch (below(4)) {
+    case 0:
+      bytes.resize(below(bytes.size() + 1));
+      break;
+    case 1:
+      bytes.resize(bytes.size() + below(64), static_cast<char>(rng()));
+      break;
+    default:
+      break;
+  }
+}
+
+std::vector<char> random_bytes(std::size_t max) {
+  std::vector<char> bytes(below(max + 1));
+  for (char& c : bytes) c = static_cast<char>(rng());
+  return bytes;
+}
+
+/// The exact copy of `bytes`, so that the sanitizer sees the decoder read nothing beyond.
+std::vector<char> exact(const std::vector<char>& bytes) {
+  return std::vector<char>(bytes.begin(), bytes.end());
+}
+
+void envelope_case(std::uint64_t n) {
+  Envelope e;
+  e.kind = static_cast<std::uint8_t>(1 + below(5));
+  e.via = static_cast<std::int16_t>(static_cast<int>(below(6)) - 1);
+  e.message_bytes = below(5000);
+  e.offset = below(e.message_bytes + 1);
+  e.chunk_bytes = static_cast<std::uint32_t>(below(e.message_bytes - e.offset + 1));
+  std::vector<char> bytes(sizeof e + e.chunk_bytes, 'p');
+  write_envelope(e, bytes.data());
+  const bool valid = below(4) == 0;
+  if (valid) {
+    const auto read = read_envelope(bytes.data(), bytes.size());
+    if (!read || std::memcmp(&*read, &e, sizeof e) != 0)
+      broken("a valid frame did not read back", n);
+    return;
+  }
+  if (below(2) == 0)
+    mutate(bytes);
+  else
+    bytes = random_bytes(200);
+  const auto in = exact(bytes);
+  const auto read = read_envelope(in.data(), in.size());
+  if (!read) return;
+  if (in.size() != sizeof(Envelope) + read->chunk_bytes)
+    broken("accepted a frame of the wrong size", n);
+  if (read->offset > read->message_bytes || read->chunk_bytes > read->message_bytes - read->offset)
+    broken("accepted a chunk outside its message", n);
+  if (read->kind < kData || read->kind > kFlushAck || read->via < -1)
+    broken("accepted a bad field", n);
+}
+
+void late_reports_case(std::uint64_t n) {
+  const int vms = 1 + static_cast<int>(below(8));
+  std::vector<LateArrival> reports(1 + below(kLateReportBatch));
+  for (auto& r : reports) {
+    r.source_vm = static_cast<std::int32_t>(below(static_cast<std::uint64_t>(vms)));
+    r.destination_vm = static_cast<std::int32_t>(below(static_cast<std::uint64_t>(vms)));
+    r.via =
+        static_cast<std::int16_t>(static_cast<int>(below(static_cast<std::uint64_t>(vms) + 1)) - 1);
+  }
+  std::vector<char> bytes(reports.size() * sizeof(LateArrival));
+  std::memcpy(bytes.data(), reports.data(), bytes.size());
+  if (below(4) == 0) {
+    const auto read = read_late_reports(bytes.data(), bytes.size(), vms);
+    if (!read || read->size() != reports.size()) broken("a valid batch did not read back", n);
+    return;
+  }
+  if (below(2) == 0)
+    mutate(bytes);
+  else
+    bytes = random_bytes(4000);
+  const auto in = exact(bytes);
+  const auto read = read_late_reports(in.data(), in.size(), vms);
+  if (!read) return;
+  if (read->empty() || read->size() > static_cast<std::size_t>(kLateReportBatch) ||
+      read->size() * sizeof(LateArrival) != in.size())
+    broken("accepted a batch of the wrong size", n);
+  for (const auto& r : *read)
+    if (r.source_vm < 0 || r.source_vm >= vms || r.destination_vm < 0 || r.destination_vm >= vms ||
+        r.via < -1 || r.via >= vms)
+      broken("accepted a report of a VM outside the job", n);
+}
+
+void probe_case(std::uint64_t n) {
+  Probe p;
+  p.seq = rng();
+  p.bytes = static_cast<std::int64_t>(below(2 * kMaxProbeBytes));
+  std::vector<char> bytes = write_probe(p);
+  if (below(4) == 0) {
+    const auto read = read_probe(bytes.data(), bytes.size());
+    if (!read || read->seq != p.seq || static_cast<std::size_t>(read->bytes) != bytes.size())
+      broken("a valid probe did not read back", n);
+    return;
+  }
+  if (below(2) == 0)
+    mutate(bytes);
+  else
+    bytes = random_bytes(100);
+  const auto in = exact(bytes);
+  const auto read = read_probe(in.data(), in.size());
+  if (read && static_cast<std::size_t>(read->bytes) != in.size())
+    broken("accepted a probe of the wrong size", n);
+}
+
+void probe_reply_case(std::uint64_t n) {
+  const int vms = static_cast<int>(below(9));
+  ProbeAnswer a;
+  a.head.seq = rng();
+  for (int i = 0; i < vms; ++i) a.excess_us.push_back(static_cast<double>(rng() % 1000));
+  std::vector<char> bytes = write_probe_reply(a);
+  if (below(4) == 0) {
+    const auto read = read_probe_reply(bytes.data(), bytes.size(), vms);
+    if (!read || read->excess_us != a.excess_us || read->head.seq != a.head.seq)
+      broken("a valid probe reply did not read back", n);
+    return;
+  }
+  if (below(2) == 0)
+    mutate(bytes);
+  else
+    bytes = random_bytes(200);
+  const auto in = exact(bytes);
+  const int job = below(3) == 0 ? static_cast<int>(wild()) : vms;  // also a foreign job size
+  const auto read = read_probe_reply(in.data(), in.size(), job);
+  if (!read) return;
+  if (static_cast<int>(read->excess_us.size()) != job || read->head.vm_count != job ||
+      in.size() != sizeof(ProbeReply) + read->excess_us.size() * sizeof(double))
+    broken("accepted a probe reply of the wrong size", n);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::uint64_t cases = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 1000000;
+  const std::uint64_t seed = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 1;
+  rng.seed(seed);
+  const auto start = std::chrono::steady_clock::now();
+  for (std::uint64_t n = 0; n < cases; ++n) {
+    switch (n % 4) {
+      case 0:
+        envelope_case(n);
+        break;
+      case 1:
+        late_reports_case(n);
+        break;
+      case 2:
+        probe_case(n);
+        break;
+      default:
+        probe_reply_case(n);
+        break;
+    }
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::printf(
+      "mcm_codec_fuzz: %llu cases (seed %llu) through 4 decoders in %.1f s: %d broken promises\n",
+      (unsigned long long)cases, (unsigned long long)seed, seconds, failures);
+  return failures == 0 ? 0 : 1;
+}
