@@ -5,6 +5,9 @@
 // (application rank or daemon) calls bootstrap() with its role. bootstrap() performs,
 // in this fixed order, collectives over the real MPI_COMM_WORLD:
 //
+//   0. PMPI_Allgather on world             -> every process speaks this wire version, or the
+//                                             job aborts naming who speaks which, on which
+//                                             host (mcm/protocol/version.h; never changes)
 //   1. PMPI_Comm_split(world, role)        -> the application world / the daemon communicator
 //   2. PMPI_Comm_dup(world)                -> the private communicator (shim <-> daemon traffic)
 //   3. PMPI_Comm_split_type(world, SHARED) -> this VM's processes (a VM is an MPI node)
@@ -49,7 +52,7 @@ struct Layout {
 
 /// Runs the start-up protocol above. Collective over MPI_COMM_WORLD; calls only PMPI_*.
 /// Every process passes its doorbell's address (mcm/doorbell.h), or none.
-/// Cost: two splits, one dup, two small allgathers.
+/// Cost: two splits, one dup, three small allgathers.
 Layout bootstrap(Role role, DoorbellAddress doorbell = {});
 
 /// Frees the communicators bootstrap() created (before PMPI_Finalize). Not collective

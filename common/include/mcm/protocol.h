@@ -1,7 +1,8 @@
 // MCM's protocol: everything the shims (libmcm.so) and the daemons (mcmd) say to each
 // other, in the order a job says it. Each part has its numbered rules beside its types:
 //
-//   1. Start-up (mcm/bootstrap.h): inside MPI_Init every process learns the job's
+//   1. Start-up (mcm/bootstrap.h): inside MPI_Init every process first checks that the
+//      whole job speaks one wire version (mcm/protocol/version.h), then learns the job's
 //      layout, its VM's daemon and every process's doorbell (mcm/doorbell.h).
 //   2. Clock offsets (daemons, start-up): each daemon measures its clock against its
 //      neighbours' with kTagClockSync on the daemon communicator (Cristian's method,
@@ -27,3 +28,4 @@
 #include "mcm/protocol/frames.h"
 #include "mcm/protocol/runtime_messages.h"
 #include "mcm/protocol/tags.h"
+#include "mcm/protocol/version.h"

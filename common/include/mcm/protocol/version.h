@@ -1,0 +1,22 @@
+// The version of MCM's protocol (mcm/protocol.h): every tag, message and rule between the
+// processes of one job. A change that a process of another MCM install could misread
+// increments kWireVersion. Processes check it first thing at start-up (mcm/bootstrap.h,
+// step 0), so that a job whose hosts run different installs fails there, clearly, instead
+// of misreading each other's bytes.
+#pragma once
+
+#include <cstdint>
+
+// Tests build a second copy of the start-up with another version (-DMCM_WIRE_VERSION=N),
+// to meet a skewed install for real (test/system/relay_daemon_test.sh).
+#ifndef MCM_WIRE_VERSION
+#define MCM_WIRE_VERSION 1
+#endif
+
+namespace mcm::protocol {
+
+constexpr std::int32_t kWireVersion = MCM_WIRE_VERSION;
+/// "MCM1": what an MCM process sends in step 0, whatever its version.
+constexpr std::int32_t kWireMagic = 0x4d434d31;
+
+}  // namespace mcm::protocol
