@@ -89,15 +89,22 @@ class FakeShim {
   }
 
   void run() {
+    const double start = PMPI_Wtime();
+    const bool sender = !out_.empty();
     if (!o_.alltoall && l_.world_rank == o_.receiver) sleep(static_cast<unsigned>(o_.sleep_s));
     while (!done()) {
       bool progress = pump_sends();
+      if (sender && sends_done < 0 && out_.empty() && frame_out_.empty() && requests_.empty())
+        sends_done = PMPI_Wtime() - start;
       progress = receive() || progress;
       if (!progress) usleep(50);
     }
   }
 
   long long errors = 0, messages_in = 0, frames_in = 0, bytes_in = 0, acks_in = 0;
+  /// Seconds from run() until this rank's last send completed (its daemon matched the
+  /// frame); -1 for a rank that sends nothing.
+  double sends_done = -1;
   std::vector<long long> via_counts_;  ///< [from][to][via+1] frames received
 
  private:
@@ -384,6 +391,12 @@ int main(int argc, char** argv) {
   double longest = 0;
   PMPI_Reduce(&took, &longest, 1, MPI_DOUBLE, MPI_MAX, 0, layout.role_comm);
 
+  // The earliest sender to finish: in stream mode, not before the receiver woke when the
+  // daemons held the senders back (relay_daemon_test.sh).
+  const double done_at = shim.sends_done < 0 ? 1e30 : shim.sends_done;
+  double earliest = 0;
+  PMPI_Reduce(&done_at, &earliest, 1, MPI_DOUBLE, MPI_MIN, 0, layout.role_comm);
+
   long long mine[5] = {shim.messages_in, shim.frames_in, shim.bytes_in, shim.acks_in, shim.errors};
   long long total[5] = {};
   PMPI_Reduce(mine, total, 5, MPI_LONG_LONG, MPI_SUM, 0, layout.role_comm);
@@ -398,6 +411,9 @@ int main(int argc, char** argv) {
         "errors\n",
         ranks, total[0], total[1], total[2], total[3], total[4]);
     std::printf("fake_shim: traffic took %.3f s\n", longest);
+    if (earliest < 1e29)
+      std::printf("fake_shim: the first sender to finish had its last frame matched after %.3f s\n",
+                  earliest);
     const int n = layout.daemon_count;
     for (int a = 0; a < n; ++a)
       for (int b = 0; b < n; ++b)
