@@ -80,8 +80,13 @@ std::vector<char> random_bytes(std::size_t max) {
   return bytes;
 }
 
-/// The exact copy of `bytes`, so that the sanitizer sees the decoder read nothing beyond.
-std::vector<char> exact(const std::vector<char>& bytes) {
+/// What a decoder is fed instead of the valid `bytes`: them mutated, or up to `random_max`
+/// random bytes; an exact-size copy, so that the sanitizer sees any read beyond them.
+std::vector<char> garbled(std::vector<char> bytes, std::size_t random_max) {
+  if (below(2) == 0)
+    mutate(bytes);
+  else
+    bytes = random_bytes(random_max);
   return std::vector<char>(bytes.begin(), bytes.end());
 }
 
@@ -101,11 +106,7 @@ void envelope_case(std::uint64_t n) {
       broken("a valid frame did not read back", n);
     return;
   }
-  if (below(2) == 0)
-    mutate(bytes);
-  else
-    bytes = random_bytes(200);
-  const auto in = exact(bytes);
+  const auto in = garbled(std::move(bytes), 200);
   const auto read = read_envelope(in.data(), in.size());
   if (!read) return;
   if (in.size() != sizeof(Envelope) + read->chunk_bytes)
@@ -132,11 +133,7 @@ void late_reports_case(std::uint64_t n) {
     if (!read || read->size() != reports.size()) broken("a valid batch did not read back", n);
     return;
   }
-  if (below(2) == 0)
-    mutate(bytes);
-  else
-    bytes = random_bytes(4000);
-  const auto in = exact(bytes);
+  const auto in = garbled(std::move(bytes), 4000);
   const auto read = read_late_reports(in.data(), in.size(), vms);
   if (!read) return;
   if (read->empty() || read->size() > static_cast<std::size_t>(kLateReportBatch) ||
@@ -159,11 +156,7 @@ void probe_case(std::uint64_t n) {
       broken("a valid probe did not read back", n);
     return;
   }
-  if (below(2) == 0)
-    mutate(bytes);
-  else
-    bytes = random_bytes(100);
-  const auto in = exact(bytes);
+  const auto in = garbled(std::move(bytes), 100);
   const auto read = read_probe(in.data(), in.size());
   if (read && static_cast<std::size_t>(read->bytes) != in.size())
     broken("accepted a probe of the wrong size", n);
@@ -181,11 +174,7 @@ void probe_reply_case(std::uint64_t n) {
       broken("a valid probe reply did not read back", n);
     return;
   }
-  if (below(2) == 0)
-    mutate(bytes);
-  else
-    bytes = random_bytes(200);
-  const auto in = exact(bytes);
+  const auto in = garbled(std::move(bytes), 200);
   const int job = below(3) == 0 ? static_cast<int>(wild()) : vms;  // also a foreign job size
   const auto read = read_probe_reply(in.data(), in.size(), job);
   if (!read) return;
