@@ -5,6 +5,11 @@ namespace {
 
 class MpiTransport final : public Transport {
  public:
+  /// What `status` says of a matched or received message.
+  Probed probed(const MPI_Status& status) {
+    return Probed{status.MPI_SOURCE, status.MPI_TAG, received_bytes(status)};
+  }
+
   void isend(const void* data, int bytes, int destination, int tag, MPI_Comm comm,
              MPI_Request* request) override {
     PMPI_Isend(data, bytes, MPI_BYTE, destination, tag, comm, request);
@@ -27,9 +32,7 @@ class MpiTransport final : public Transport {
     MPI_Status status;
     PMPI_Improbe(source, tag, comm, &found, message, &status);
     if (!found) return std::nullopt;
-    Probed probed{status.MPI_SOURCE, status.MPI_TAG, 0};
-    PMPI_Get_count(&status, MPI_BYTE, &probed.bytes);
-    return probed;
+    return probed(status);
   }
   void mrecv(void* data, int bytes, MPI_Message* message) override {
     PMPI_Mrecv(data, bytes, MPI_BYTE, message, MPI_STATUS_IGNORE);
@@ -63,9 +66,7 @@ class MpiTransport final : public Transport {
   Probed recv(void* data, int bytes, int source, int tag, MPI_Comm comm) override {
     MPI_Status status;
     PMPI_Recv(data, bytes, MPI_BYTE, source, tag, comm, &status);
-    Probed probed{status.MPI_SOURCE, status.MPI_TAG, 0};
-    PMPI_Get_count(&status, MPI_BYTE, &probed.bytes);
-    return probed;
+    return probed(status);
   }
   void allreduce_sum(double* values, int count, MPI_Comm comm) override {
     PMPI_Allreduce(MPI_IN_PLACE, values, count, MPI_DOUBLE, MPI_SUM, comm);

@@ -1,7 +1,7 @@
 // The seam between MCM's logic and MPI (LevelDB's Env, for messages): every MPI call the
 // daemon (relay, runtime, clock offsets, poller) and the engine's frame path make on
 // MCM's own communicators goes through a Transport, so that the logic runs in unit tests
-// over FakeTransport (test/unit/fake_transport.h) as it runs in a job over
+// over FakeTransport (test/unit/support/fake_transport.h) as it runs in a job over
 // mpi_transport(). Not behind it: the shim's wrappers and the engine's native path,
 // which *are* MPI calls of the application, and the start-up (mcm/bootstrap.h).
 //

@@ -66,7 +66,6 @@ bool FakeNetwork::accepts(int want_source, int want_tag, const WaitingMessage& m
 
 void FakeNetwork::complete_receive(Request& r, const WaitingMessage& m) {
   copy_into(r.buffer, r.capacity, m.data);
-  r.posted = false;
   r.complete = true;
   r.status.MPI_SOURCE = m.source;
   r.status.MPI_TAG = m.tag;
@@ -137,7 +136,6 @@ void FakeTransport::irecv(void* data, int bytes, int source, int tag, MPI_Comm c
   std::lock_guard<std::mutex> lock(network_.mutex_);
   const std::uint64_t id = network_.new_request(false);
   FakeNetwork::Request& r = network_.requests_[id];
-  r.posted = true;
   r.comm = comm;
   r.owner = ranks_.at(comm);
   r.source = source;

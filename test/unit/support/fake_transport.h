@@ -59,8 +59,7 @@ class FakeNetwork {
   struct Request {
     bool complete = false;
     MPI_Status status{};
-    // A posted receive, until matched:
-    bool posted = false;
+    // A posted receive (listed in posted_ until matched):
     MPI_Comm comm = MPI_COMM_NULL;
     int owner = -1;  ///< the receiver's rank in comm
     int source = MPI_ANY_SOURCE;
