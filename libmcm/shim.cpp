@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -80,7 +81,10 @@ bool is_predefined_world_key(int keyval) {
 void start_engine(bool adaptive) {
   std::size_t chunk = mcm::RelayConfig::kDefaultChunkBytes;
   if (const char* text = std::getenv("MCM_CHUNK_BYTES")) chunk = std::strtoull(text, nullptr, 10);
-  mcm::engine::Engine::instance().start(g_layout, chunk, adaptive);
+  mcm::engine::Engine& engine = mcm::engine::Engine::instance();
+  if (const char* text = std::getenv("MCM_STALL_WARNING_S"))
+    engine.set_stall_warning(std::chrono::seconds(std::strtol(text, nullptr, 10)));
+  engine.start(g_layout, chunk, adaptive);
 }
 
 }  // namespace

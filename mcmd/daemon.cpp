@@ -27,9 +27,17 @@ Daemon::Daemon(const Layout& layout, const DaemonOptions& options, const Doorbel
                std::shared_ptr<spdlog::logger> log)
     : layout_(layout),
       log_(std::move(log)),
+      vm_names_(gather_vm_names(layout_, options.vm_name)),
       signals_(io_, SIGTERM, SIGINT, SIGHUP),
       doorbell_(io_),
       poller_(io_, mpi_transport(), options.max_idle_sleep),
+      heartbeats_(
+          layout_, poller_,
+          Heartbeats::Settings{std::chrono::milliseconds(options.liveness.heartbeat_ms),
+                               std::chrono::seconds(options.liveness.timeout_s)},
+          [this] { return heartbeat_state(); },
+          [this](const Heartbeats::Lost& lost) { on_peer_lost(lost); }, log_),
+      heartbeat_timer_(io_),
       priority_(options.nice, current_priority(), options.mode == Mode::relay, kPriorityLinger,
                 request_process_priority),
       bell_(doorbell) {
@@ -48,9 +56,9 @@ Daemon::Daemon(const Layout& layout, const DaemonOptions& options, const Doorbel
   if (doorbell.fd() >= 0) doorbell_.assign(::dup(doorbell.fd()));
   if (options.mode == Mode::relay || options.mode == Mode::adaptive) {
     RelaySettings settings{static_cast<std::size_t>(options.relay.chunk_bytes),
-                           static_cast<std::size_t>(options.relay.buffer_bytes), options.routes};
-    relay_ = std::make_unique<Relay>(layout_, poller_, doorbell, settings,
-                                     gather_vm_names(layout_, options.vm_name), log_);
+                           static_cast<std::size_t>(options.relay.buffer_bytes), options.routes,
+                           std::chrono::seconds(options.liveness.stall_warning_s), nullptr};
+    relay_ = std::make_unique<Relay>(layout_, poller_, doorbell, settings, vm_names_, log_);
     runtime_ = std::make_unique<Runtime>(
         layout_, poller_, io_, doorbell, options.runtime,
         options.topology ? &*options.topology : nullptr, relay_->vm_names(), relay_->static_vias(),
@@ -80,6 +88,8 @@ Outcome Daemon::run() {
       return progress;
     });
   if (runtime_) runtime_->start();
+  heartbeats_.start(Heartbeats::Clock::now());
+  beat();
   listen_to_doorbell();
   if (layout_.local_app_count == 0) {
     enter_shutdown_barrier();
@@ -130,12 +140,67 @@ void Daemon::on_rank_finalizing(const MPI_Status& status) {
 
 void Daemon::enter_shutdown_barrier() {
   log_->info("all local ranks finalized; waiting for the other daemons");
-  barrier([this] {
-    if (!runtime_) return drain();
+  phase_ = protocol::DaemonPhase::ending;
+  // After the last barrier every daemon is known to be alive and done (liveness.h rule 4).
+  auto last_barrier_done = [this] {
+    heartbeats_.stop();
+    heartbeat_timer_.cancel();
+    drain();
+  };
+  barrier([this, last_barrier_done] {
+    if (!runtime_) return last_barrier_done();
     // Every daemon probes until here and answers probes until the second barrier, so
     // that no probe or reply is in flight when the daemons finalize.
-    runtime_->quiesce(kDrainGrace, [this] { barrier([this] { drain(); }); });
+    runtime_->quiesce(kDrainGrace, [this, last_barrier_done] { barrier(last_barrier_done); });
   });
+}
+
+void Daemon::beat() {
+  heartbeat_timer_.expires_after(heartbeats_.settings().interval);
+  heartbeat_timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (ec) return;  // cancelled: the last barrier completed
+    heartbeats_.tick(Heartbeats::Clock::now());
+    beat();
+  });
+}
+
+protocol::Heartbeat Daemon::heartbeat_state() const {
+  protocol::Heartbeat h;
+  h.phase = phase_;
+  h.ranks = layout_.local_app_count;
+  h.ranks_finalized = finalized_ranks_;
+  if (relay_) {
+    h.frames_held = relay_->frames_held();
+    h.bytes_held = relay_->bytes_held();
+  }
+  return h;
+}
+
+void Daemon::on_peer_lost(const Heartbeats::Lost& lost) {
+  const auto seconds = std::chrono::duration<double>(lost.silence).count();
+  const std::string& name = vm_names_[static_cast<std::size_t>(lost.vm)];
+  std::string last = "it never sent one";
+  if (lost.last) {
+    const protocol::Heartbeat& h = *lost.last;
+    last = "its last heartbeat said: " + std::string(protocol::describe(h.phase)) + " (" +
+           std::to_string(h.ranks_finalized) + " of " + std::to_string(h.ranks) +
+           " ranks finalized), holding " + std::to_string(h.frames_held) + " frames (" +
+           std::to_string(h.bytes_held) + " bytes)";
+  }
+  std::string mine = std::string(protocol::describe(phase_));
+  if (relay_)
+    mine += ", " + std::to_string(relay_->unmatched_at(lost.vm)) +
+            " bytes of frames sent to it unmatched";
+  log_->error(
+      "the MCM daemon of {} (VM index {}, world rank {}) has sent no heartbeat for {:.1f} s (limit "
+      "liveness.timeout_s = {} s): it died, was stopped or is cut off; {}. This daemon: {}. "
+      "Ending the job.",
+      name, lost.vm, layout_.daemon_of_vm[static_cast<std::size_t>(lost.vm)], seconds,
+      std::chrono::duration_cast<std::chrono::seconds>(heartbeats_.settings().timeout).count(),
+      last, mine);
+  log_->flush();
+  PMPI_Abort(MPI_COMM_WORLD, protocol::kLivenessAbortCode);
+  std::_Exit(protocol::kLivenessAbortCode);
 }
 
 void Daemon::barrier(std::function<void()> then) {

@@ -1,6 +1,9 @@
 // mcmd's event loop: one thread, one boost::asio::io_context, MPI progress included.
 //
 // Life cycle (see mcm/protocol.h for the messages):
+//   0. all along, from run() until the last barrier of step 3 completes, heartbeats to
+//      and from every other daemon (plumbing/heartbeats.h): a daemon silent for
+//      liveness.timeout_s ends the job with a message that names it;
 //   1. constructed after PMPI_Init and bootstrap(Role::daemon);
 //   2. run(): waits for kTagAppFinalizing from each application rank of this VM, while
 //      serving signals (SIGTERM/SIGINT/SIGHUP: the job is being torn down);
@@ -20,13 +23,16 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/posix/stream_descriptor.hpp>
 #include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "mcm/bootstrap.h"
 #include "plumbing/daemon_options.h"
+#include "plumbing/heartbeats.h"
 #include "plumbing/mpi_poller.h"
 #include "plumbing/priority.h"
 #include "relay/relay.h"
@@ -68,20 +74,31 @@ class Daemon {
   void drain();
   void finish(bool clean);
   void listen_to_doorbell();
+  /// The heartbeats' timer: one tick every interval until the last barrier.
+  void beat();
+  protocol::Heartbeat heartbeat_state() const;
+  /// A peer daemon went silent (plumbing/heartbeats.h): says what is known on stderr and
+  /// aborts the job (protocol::kLivenessAbortCode). Does not return.
+  [[noreturn]] void on_peer_lost(const Heartbeats::Lost& lost);
 
   const Layout& layout_;
   std::shared_ptr<spdlog::logger> log_;
+  std::vector<std::string> vm_names_;  ///< every VM's host name (collective: every mode)
   boost::asio::io_context io_;
   boost::asio::signal_set signals_;
   boost::asio::posix::stream_descriptor doorbell_;  ///< wakes the poller (mcm/doorbell.h)
   MpiPoller poller_;
+  Heartbeats heartbeats_;
+  boost::asio::steady_timer heartbeat_timer_;
   ForwardingPriority priority_;
   std::unique_ptr<Relay> relay_;      ///< modes relay and adaptive
   std::unique_ptr<Runtime> runtime_;  ///< likewise
   const Doorbell& bell_;
-  std::vector<Ring> rings_;      ///< the keyed rings of the last drain (reused)
-  bool refusal_logged_ = false;  ///< of a forwarding priority the system refused
+  std::vector<Ring> rings_;  ///< the keyed rings of the last drain (reused)
+  bool refusal_logged_ = false;
+  bool strangers_warned_ = false;  ///< of a forwarding priority the system refused
   int finalized_ranks_ = 0;
+  protocol::DaemonPhase phase_ = protocol::DaemonPhase::serving;
   int signal_ = 0;
   Outcome outcome_ = Outcome::finished;
 };

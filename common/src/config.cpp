@@ -184,6 +184,17 @@ const std::vector<Key>& runtime_keys() {
   return keys;
 }
 
+const std::vector<Key>& liveness_keys() {
+  static const std::vector<Key> keys = {
+      integer("heartbeat_ms", 100, 60000,
+              [](Config& c) -> int& { return c.liveness.heartbeat_ms; }),
+      integer("timeout_s", 1, 3600, [](Config& c) -> int& { return c.liveness.timeout_s; }),
+      integer("stall_warning_s", 1, 86400,
+              [](Config& c) -> int& { return c.liveness.stall_warning_s; }),
+  };
+  return keys;
+}
+
 const std::vector<Key>& top_level_keys() {
   static const std::vector<Key> keys = {
       one_of("mode", {std::begin(kModeNames), std::end(kModeNames)},
@@ -192,6 +203,7 @@ const std::vector<Key>& top_level_keys() {
       section("daemon", daemon_keys()),
       section("relay", relay_keys()),
       section("runtime", runtime_keys()),
+      section("liveness", liveness_keys()),
       route_list("routes"),
   };
   return keys;
@@ -262,6 +274,14 @@ Config parse_config(const std::string& text, const std::string& file_name) {
          "runtime.high_factor (" + format(r.high_factor) +
              ") must be at least runtime.medium_factor (" + format(r.medium_factor) +
              "): the high zone starts above the medium one");
+  }
+  const LivenessConfig& l = config.liveness;
+  if (l.timeout_s * 1000LL < 2LL * l.heartbeat_ms) {
+    const YAML::Node liveness = root["liveness"];
+    fail(file_name, liveness ? liveness.Mark() : root.Mark(),
+         "liveness.timeout_s (" + std::to_string(l.timeout_s) +
+             " s) must be at least twice liveness.heartbeat_ms (" + std::to_string(l.heartbeat_ms) +
+             " ms): one late heartbeat is not a lost daemon");
   }
   return config;
 }

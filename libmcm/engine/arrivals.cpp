@@ -110,9 +110,23 @@ void Engine::on_frame(const protocol::Envelope& e, const char* payload) {
     for (const auto& [message, arrival] : matcher_.arrive(m, a)) match(message, arrival);
     return;
   }
+  // Frames of one message travel in order on one path (frames.h rule 4), so a later frame
+  // always finds its message, at its next offset, with the same size: anything else is a
+  // corrupt or foreign frame, and delivering it would write outside the message.
   const auto it = assembling_.find(key);
-  if (it == assembling_.end()) return;  // cannot happen: frames of a message stay in order
+  if (it == assembling_.end())
+    frames_.fail_on_frame("frame at offset " + std::to_string(e.offset) + " of message " +
+                              std::to_string(e.msg_id) + " whose first frame never came",
+                          e.source);
   m = it->second;
+  if (e.message_bytes != m->envelope.message_bytes || e.offset != m->received)
+    frames_.fail_on_frame("frame of bytes " + std::to_string(e.offset) + ".." +
+                              std::to_string(e.offset + e.chunk_bytes) + " of a " +
+                              std::to_string(e.message_bytes) + "-byte message " +
+                              std::to_string(e.msg_id) + " whose " +
+                              std::to_string(m->envelope.message_bytes) + " bytes arrive at " +
+                              std::to_string(m->received),
+                          e.source);
   store(m, e, payload);
   if (m->complete()) {
     note_arrival(m, e);

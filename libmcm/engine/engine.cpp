@@ -52,7 +52,21 @@ void Engine::start(const mcm::Layout& layout, std::size_t chunk_bytes, bool adap
 
 void Engine::stop() {
   if (!active_) return;
-  while (detached_ > 0 || frames_.in_flight() > 0) progress();
+  const auto started = std::chrono::steady_clock::now();
+  bool warned = false;
+  while (detached_ > 0 || frames_.in_flight() > 0) {
+    progress();
+    if (!warned && std::chrono::steady_clock::now() - started > stall_warning_) {
+      warned = true;
+      std::fprintf(stderr,
+                   "libmcm: warning: world rank %d has waited %lld s in MPI_Finalize for %d of "
+                   "its sends (%zu frames) to be received; their receivers have not taken "
+                   "them yet (liveness.stall_warning_s)\n",
+                   layout_->world_rank, static_cast<long long>(stall_warning_.count()), detached_,
+                   frames_.in_flight());
+    }
+  }
+  report_gaps();
   late_.drain();
   // Backings of receives the application never completed (it would wait forever).
   for (MPI_Request& r : natives_) {
@@ -67,6 +81,16 @@ void Engine::stop() {
   active_ = false;
   contexts_.stop();
   PMPI_Comm_free(&self_);
+}
+
+void Engine::report_gaps() const {
+  for (const auto& gap : matcher_.gaps())
+    std::fprintf(stderr,
+                 "libmcm: error: world rank %d at MPI_Finalize: %zu message(s) from world rank %d "
+                 "(context %d) arrived but were never delivered: they wait for its message "
+                 "number %llu, which never came\n",
+                 layout_->world_rank, gap.waiting, gap.sender, gap.context,
+                 static_cast<unsigned long long>(gap.missing_seq));
 }
 
 // ---- starting operations ---------------------------------------------------------------

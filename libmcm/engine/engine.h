@@ -48,8 +48,14 @@ class Engine {
   /// This rank's doorbell: open it (listening) before bootstrap() to publish its address;
   /// whoever hands this rank a frame rings it, and waiting loops sleep on it (Backoff).
   mcm::Doorbell& doorbell() { return doorbell_; }
-  /// Drains buffered sends, then forgets everything. Before PMPI_Finalize.
+  /// Drains buffered sends, then forgets everything. Before PMPI_Finalize. A drain that
+  /// takes longer than the stall warning says so on stderr, once, and goes on waiting (a
+  /// receiver may compute long; a dead or wedged daemon ends the job through the
+  /// daemons' heartbeats). Messages that arrived but wait for an earlier one that never
+  /// came (a gap in a sender's sequence) are reported on stderr: they were not delivered.
   void stop();
+  /// liveness.stall_warning_s (MCM_STALL_WARNING_S, set by mcmrun); default 60 s.
+  void set_stall_warning(std::chrono::seconds s) { stall_warning_ = s; }
   bool active() const { return active_; }
   /// Whether blocking collectives run as themselves, the engine driven from Open MPI's
   /// progress loop meanwhile (progress_hook.h): mode adaptive with the hook installed.
@@ -216,7 +222,10 @@ class Engine {
   void send_ack(const protocol::Envelope& of);
   void release(Op* op);
 
+  /// stop(): says on stderr which senders' messages wait behind a gap.
+  void report_gaps() const;
   bool active_ = false;
+  std::chrono::seconds stall_warning_{60};
   bool adaptive_ = false;
   bool blocking_ = false;
   bool multithreaded_ = false;

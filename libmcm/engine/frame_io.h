@@ -85,6 +85,11 @@ class FrameIO {
   /// Messages (of every kind) sent straight to another VM's daemon: direct detours.
   std::uint64_t detoured_messages() const { return detoured_messages_; }
 
+  /// A frame that cannot be delivered (read_envelope() refused it, or it does not fit
+  /// the message it belongs to): says "a <why> from world rank <source>" on stderr and
+  /// aborts the job (nothing after it can be trusted).
+  [[noreturn]] void fail_on_frame(const std::string& why, int source) const;
+
  private:
   struct Waiting {  ///< a frame for a daemon, waiting for room in its lane's window
     std::unique_ptr<char[]> buffer;
@@ -114,9 +119,6 @@ class FrameIO {
   void post_attention();
   /// Handles one received frame of `bytes` in `data` from world rank `source`.
   void handle(const char* data, int bytes, int source, const FrameHandler& on_frame);
-  /// A frame that read_envelope() refused: says so on stderr and aborts the job (the
-  /// sender and this rank disagree on the format; nothing after it can be trusted).
-  [[noreturn]] void fail_on_frame(const std::string& why, int source) const;
 
   const mcm::Layout* layout_ = nullptr;
   Transport* transport_ = nullptr;     ///< set by start()

@@ -16,6 +16,7 @@
 #include <map>
 #include <unordered_map>
 #include <utility>
+#include <vector>
 
 namespace mcm::engine {
 
@@ -125,6 +126,25 @@ class Matcher {
     for (auto it = queue.begin(); it != queue.end(); ++it)
       if (it->first == r) return queue.erase(it), true;
     return false;
+  }
+
+  /// A sender whose later messages wait for an earlier one (a gap in its sequence).
+  struct Gap {
+    int sender = -1;
+    int context = -1;
+    std::uint64_t missing_seq = 0;  ///< the message they wait for
+    std::size_t waiting = 0;        ///< how many wait
+  };
+  /// Every gap now (at MPI_Finalize, a gap is a message that never came).
+  std::vector<Gap> gaps() const {
+    std::vector<Gap> out;
+    for (const auto& [k, held] : early_) {
+      if (held.empty()) continue;
+      const auto next = next_seq_.find(k);
+      out.push_back(
+          Gap{k.first, k.second, next == next_seq_.end() ? 0 : next->second, held.size()});
+    }
+    return out;
   }
 
   std::size_t unexpected_count() const {

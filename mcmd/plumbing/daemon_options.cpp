@@ -97,6 +97,7 @@ DaemonOptions parse_options(int argc, char** argv) {
     o.nice = config.daemon.nice;
     o.relay = config.relay;
     o.runtime = config.runtime;
+    o.liveness = config.liveness;
   }
   if (chunk_bytes) o.relay.chunk_bytes = *chunk_bytes;
   if (buffer_bytes) o.relay.buffer_bytes = *buffer_bytes;

@@ -23,6 +23,7 @@ struct DaemonOptions {
   std::chrono::microseconds max_idle_sleep{DaemonConfig{}.idle_sleep_max_us};
   int nice = DaemonConfig{}.nice;
   RuntimeConfig runtime;          ///< the config's runtime section
+  LivenessConfig liveness;        ///< the config's liveness section
   RelayConfig relay;              ///< --chunk-bytes/--buffer-bytes over the config's relay:
   std::vector<RouteSpec> routes;  ///< --route only (the config's routes need the allocation:
                                   ///< mcmrun resolves them and passes them as --route)

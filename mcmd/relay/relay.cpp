@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <ctime>
 
 #include "mcm/clock.h"
 #include "mcm/protocol/codec.h"
@@ -49,6 +50,8 @@ Relay::Relay(const Layout& layout, MpiPoller& poller, const Doorbell& doorbell,
       log_(std::move(log)),
       max_frame_bytes_(sizeof(protocol::Envelope) + settings.chunk_bytes),
       buffer_bytes_(settings.buffer_bytes),
+      stall_warning_(settings.stall_warning),
+      on_undeliverable_(settings.on_undeliverable),
       transport_(poller.transport()),
       vm_names_(std::move(vm_names)),
       router_(make_router(layout, vm_names_, settings.routes)),
@@ -177,19 +180,19 @@ bool Relay::route(Held& held) {
   }
   const auto read = protocol::read_envelope(frame->data.get(), frame->bytes);
   if (!read) {
-    ++dropped_;
-    log_->error("relay: dropped a frame from world rank {} to {}: {}", sender, destination,
-                read.error);
     pool_.release(*frame);
+    undeliverable("a frame from world rank " + std::to_string(sender) + " to " +
+                  std::to_string(destination) + " is not one: " + read.error);
     return false;
   }
   protocol::Envelope e = *read;
+  if (e.source >= 0 && e.source < layout_.world_size)
+    destinations_[static_cast<size_t>(frame->destination)].last_sender = e.source;
   held.hop = router_.route(sender, destination, e);
   if (held.hop.next < 0) {
-    ++dropped_;
-    log_->error("relay: dropped a frame from world rank {} to {}: no daemon serves its VM", sender,
-                destination);
     pool_.release(*frame);
+    undeliverable("a frame from world rank " + std::to_string(sender) + " to " +
+                  std::to_string(destination) + ": no daemon serves its VM");
     return false;
   }
   if (held.hop.stamp_arrival) e.t_arrive = mcm::wall_seconds();
@@ -238,6 +241,14 @@ void Relay::sent_on(Held& held) {
   note_movement(slot);
 }
 
+void Relay::undeliverable(const std::string& why) {
+  ++dropped_;
+  log_->error("relay: cannot deliver {}; its receiver would wait forever: ending the job", why);
+  log_->flush();
+  if (on_undeliverable_) return on_undeliverable_(why);
+  PMPI_Abort(MPI_COMM_WORLD, 1);
+}
+
 void Relay::ring(int world_rank) const {
   doorbell_.ring(layout_.doorbell_of_world_rank[static_cast<size_t>(world_rank)]);
 }
@@ -257,28 +268,63 @@ void Relay::report_stalls() {
   const int slots = static_cast<int>(destinations_.size());
   for (int slot = 0; slot < slots; ++slot) {
     Destination& d = destinations_[static_cast<size_t>(slot)];
-    if (d.stall_reported || pool_.held(slot) == 0 || now - d.last_movement < kStallReport) continue;
-    d.stall_reported = true;
-    std::size_t arriving = 0;
-    for (const auto& held : d.receiving) arriving += held->received ? 0 : 1;
-    std::string where = std::to_string(d.sending) + " being sent to the next hop";
-    if (arriving > 0)
-      where += ", " + std::to_string(arriving) + " still arriving (the first from world rank " +
-               std::to_string(d.receiving.front()->sender) + ")";
-    if (d.receiving.size() > arriving) {
-      const Held& front = *d.receiving.front();
-      const bool window_full = front.received && front.routed;  // send_on() said no
-      where += ", " + std::to_string(d.receiving.size() - arriving) +
-               (window_full ? " arrived, waiting until VM " +
-                                  std::to_string(router_.vm_of(front.hop.next)) +
-                                  "'s daemon matches earlier frames (window full)"
-                            : " arrived, queued behind them");
+    if (pool_.held(slot) == 0) continue;
+    const auto still = now - d.last_movement;
+    const bool report = !d.stall_reported && still >= kStallReport;
+    const int rank = layout_.world_rank_of_app_rank[static_cast<size_t>(slot)];
+    // On stderr only from the receiver's own daemon: the others' frames for it wait on it.
+    const bool warn = !d.stall_warned && still >= stall_warning_ &&
+                      layout_.vm_of_world_rank[static_cast<size_t>(rank)] == layout_.vm;
+    if (!report && !warn) continue;
+    const long seconds = std::chrono::duration_cast<std::chrono::seconds>(still).count();
+    if (report) {
+      d.stall_reported = true;
+      log_->info("relay: stalled: frames for rank {} ({} bytes) have not moved for {} s: {}", rank,
+                 pool_.held(slot), seconds, describe_stall(d));
     }
-    log_->info("relay: stalled: frames for rank {} ({} bytes) have not moved for {} s: {}",
-               layout_.world_rank_of_app_rank[static_cast<size_t>(slot)], pool_.held(slot),
-               std::chrono::duration_cast<std::chrono::seconds>(now - d.last_movement).count(),
-               where);
+    if (warn) {
+      d.stall_warned = true;
+      const std::time_t since = std::chrono::system_clock::to_time_t(
+          std::chrono::system_clock::now() -
+          std::chrono::duration_cast<std::chrono::system_clock::duration>(still));
+      char when[32] = "?";
+      std::tm utc{};
+      if (gmtime_r(&since, &utc) != nullptr) std::strftime(when, sizeof when, "%H:%M:%S UTC", &utc);
+      const auto on = [this](int world_rank) {
+        const int vm = layout_.vm_of_world_rank[static_cast<size_t>(world_rank)];
+        return "rank " + std::to_string(world_rank) + " (on " + vm_names_[static_cast<size_t>(vm)] +
+               ")";
+      };
+      const std::string pair =
+          "for " + on(rank) +
+          (d.last_sender >= 0 ? ", the latest from " + on(d.last_sender) + "," : "");
+      log_->warn(
+          "frames {} have not moved for {} s, since {}: {} frames, {} bytes held in this daemon "
+          "({}). Rank {} is not receiving them: it computes or waits elsewhere, or the "
+          "application is deadlocked. (Warned once per rank; liveness.stall_warning_s = {}.)",
+          pair, seconds, when, d.receiving.size() + d.sending, pool_.held(slot), describe_stall(d),
+          rank, stall_warning_.count());
+    }
   }
+}
+
+std::string Relay::describe_stall(const Destination& d) const {
+  std::size_t arriving = 0;
+  for (const auto& held : d.receiving) arriving += held->received ? 0 : 1;
+  std::string where = std::to_string(d.sending) + " being sent to the next hop";
+  if (arriving > 0)
+    where += ", " + std::to_string(arriving) + " still arriving (the first from world rank " +
+             std::to_string(d.receiving.front()->sender) + ")";
+  if (d.receiving.size() > arriving) {
+    const Held& front = *d.receiving.front();
+    const bool window_full = front.received && front.routed;  // send_on() said no
+    where += ", " + std::to_string(d.receiving.size() - arriving) +
+             (window_full
+                  ? " arrived, waiting until VM " + std::to_string(router_.vm_of(front.hop.next)) +
+                        "'s daemon matches earlier frames (window full)"
+                  : " arrived, queued behind them");
+  }
+  return where;
 }
 
 void Relay::drain(std::chrono::milliseconds grace, std::function<void(bool)> done) {

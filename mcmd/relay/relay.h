@@ -22,7 +22,9 @@
 // sent on) for 5 s, the relay logs where they are stuck (still arriving from their
 // sender, being sent to the next hop, or waiting for the next daemon's window), once per
 // episode, and logs again when they move. Level info, not warn: a receiver may simply be
-// computing.
+// computing. A stall that lasts stall_warning (liveness.stall_warning_s) is also warned
+// about on stderr by the destination rank's own daemon, once per rank for the whole job,
+// with the pair, the bytes and the time it began.
 // Shutdown: drain() keeps forwarding until no frame is held (no receive or send
 // outstanding), then reports; the daemon then stops polling.
 #pragma once
@@ -51,6 +53,12 @@ struct RelaySettings {
   std::size_t chunk_bytes = 0;   ///< payload bytes per frame, as the shims chunk
   std::size_t buffer_bytes = 0;  ///< the daemon's frame memory bound (FramePool)
   std::vector<RouteSpec> routes;
+  std::chrono::seconds stall_warning{60};  ///< stuck this long: a warning on stderr
+  /// A frame that cannot be delivered (the codec refused it, or no daemon serves its
+  /// destination): its receiver would wait forever, so the job must end. Called with the
+  /// reason after the error is logged; when empty, the relay aborts the job
+  /// (MPI_Abort). Unit tests set it to record the call instead.
+  std::function<void(const std::string& why)> on_undeliverable;
 };
 
 class Relay {
@@ -77,6 +85,9 @@ class Relay {
   /// Bytes of frames sent to the daemon of VM `vm` and not yet matched there: what a
   /// message to that daemon now queues behind.
   std::size_t unmatched_at(int vm) const { return pool_.unmatched_at(vm); }
+  /// Frames held here now, and their bytes (the daemon's heartbeats say it).
+  std::size_t frames_held() const { return pool_.frames_held(); }
+  std::size_t bytes_held() const { return pool_.held(); }
   /// Every VM's host name, by VM index.
   const std::vector<std::string>& vm_names() const { return vm_names_; }
   /// Per destination VM: the via of the static route that decides this VM's traffic to
@@ -104,7 +115,8 @@ class Relay {
   int take_frames(int slot);
   void send_received(int slot);
   void send_received_everywhere();
-  /// Routes a received frame: false when it is dropped (logged, released).
+  /// Routes a received frame: false when it cannot be (logged, released, and the job
+  /// ended through on_undeliverable).
   bool route(Held& held);
   /// Sends a routed frame on: false when the next daemon's window is full.
   bool send_on(const std::shared_ptr<Held>& held);
@@ -116,6 +128,9 @@ class Relay {
   void check_drained();
   void note_movement(int slot);
   void report_stalls();
+  struct Destination;
+  /// Where a destination's held frames are (for the stall reports).
+  std::string describe_stall(const Destination& d) const;
 
   const Layout& layout_;
   MpiPoller& poller_;
@@ -123,6 +138,9 @@ class Relay {
   std::shared_ptr<spdlog::logger> log_;
   std::size_t max_frame_bytes_;
   std::size_t buffer_bytes_;
+  std::chrono::seconds stall_warning_;
+  std::function<void(const std::string&)> on_undeliverable_;
+  void undeliverable(const std::string& why);
   Transport& transport_;
   std::vector<std::string> vm_names_;
   HopRouter router_;
@@ -133,7 +151,9 @@ class Relay {
     std::deque<std::shared_ptr<Held>> receiving;  ///< matched, not yet sent on, in order
     std::size_t sending = 0;                      ///< frames whose onward send is pending
     std::chrono::steady_clock::time_point last_movement = std::chrono::steady_clock::now();
-    bool stall_reported = false;
+    bool stall_reported = false;  ///< this episode, in the log (info)
+    bool stall_warned = false;    ///< this job, on stderr (warn)
+    int last_sender = -1;         ///< the source rank of the latest frame routed
   };
   std::vector<Destination> destinations_;
   /// Senders whose small frames this step matched: each is rung once at the end of the

@@ -1,6 +1,7 @@
 // A fuzz driver for every decoder of the protocol's codec (mcm/protocol/codec.h): random
 // bytes, and valid messages mutated (bytes flipped, cut short, lengthened, fields set to
-// extremes), through read_envelope, read_late_reports, read_probe and read_probe_reply.
+// extremes), through read_envelope, read_late_reports, read_probe, read_probe_reply and
+// read_heartbeat.
 // Built with AddressSanitizer and UndefinedBehaviorSanitizer (test/fuzz/CMakeLists.txt),
 // so a read past the bytes or an overflow ends the run with the sanitizer's report. Every
 // accepted message must also satisfy what the decoder promises (sizes agree, chunks lie
@@ -183,6 +184,30 @@ void probe_reply_case(std::uint64_t n) {
     broken("accepted a probe reply of the wrong size", n);
 }
 
+void heartbeat_case(std::uint64_t n) {
+  Heartbeat h;
+  h.sequence = 1 + below(1000000);
+  h.phase = static_cast<DaemonPhase>(below(kLastDaemonPhase + 1));
+  h.ranks = static_cast<std::int32_t>(below(64));
+  h.ranks_finalized = static_cast<std::int32_t>(below(static_cast<std::uint64_t>(h.ranks) + 1));
+  h.frames_held = rng();
+  std::vector<char> bytes(sizeof h);
+  std::memcpy(bytes.data(), &h, sizeof h);
+  if (below(4) == 0) {
+    const auto read = read_heartbeat(bytes.data(), bytes.size());
+    if (!read || read->sequence != h.sequence || read->frames_held != h.frames_held)
+      broken("a valid heartbeat did not read back", n);
+    return;
+  }
+  const auto in = garbled(std::move(bytes), 100);
+  const auto read = read_heartbeat(in.data(), in.size());
+  if (!read) return;
+  if (in.size() != sizeof(Heartbeat) || read->sequence == 0 ||
+      static_cast<std::uint32_t>(read->phase) > kLastDaemonPhase || read->ranks_finalized < 0 ||
+      read->ranks_finalized > read->ranks)
+    broken("accepted a heartbeat that breaks its rules", n);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -191,7 +216,7 @@ int main(int argc, char** argv) {
   rng.seed(seed);
   const auto start = std::chrono::steady_clock::now();
   for (std::uint64_t n = 0; n < cases; ++n) {
-    switch (n % 4) {
+    switch (n % 5) {
       case 0:
         envelope_case(n);
         break;
@@ -201,15 +226,18 @@ int main(int argc, char** argv) {
       case 2:
         probe_case(n);
         break;
-      default:
+      case 3:
         probe_reply_case(n);
+        break;
+      default:
+        heartbeat_case(n);
         break;
     }
   }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::printf(
-      "mcm_codec_fuzz: %llu cases (seed %llu) through 4 decoders in %.1f s: %d broken promises\n",
+      "mcm_codec_fuzz: %llu cases (seed %llu) through 5 decoders in %.1f s: %d broken promises\n",
       (unsigned long long)cases, (unsigned long long)seed, seconds, failures);
   return failures == 0 ? 0 : 1;
 }

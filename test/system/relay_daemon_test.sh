@@ -171,8 +171,9 @@ no_daemon_left() {
 }
 check "no mcmd left in the VMs" no_daemon_left
 
-# Another MCM install on the hosts: fake_shim_skewed's start-up speaks wire version 2, the
-# daemons' 1 (mcm/protocol/version.h). The job must fail at start, saying who speaks what.
+# Another MCM install on the hosts: fake_shim_skewed's start-up speaks wire version 1 (an
+# older install), the daemons' 2 (mcm/protocol/version.h). The job must fail at start,
+# saying who speaks what.
 command=$(fake_shim=$BUILD/test/system/fake_shim_skewed relay_command -np 4 -- alltoall 1 1)
 started=$SECONDS
 timeout 60 bash -c "$command" >"$work/skewed.out" 2>"$work/skewed.err"
@@ -181,9 +182,9 @@ took=$((SECONDS - started))
 check "another install's wire version: the job fails (exit $status) at start, in ${took} s (at most 20)" \
   [ "$status" -ne 0 -a "$status" -ne 124 -a "$took" -le 20 ]
 check "it names the versions, the processes and their hosts" \
-  grep -qx "  wire version 2 (application ranks): world ranks 0-3 on vm1 vm2" "$work/skewed.err"
+  grep -qx "  wire version 1 (application ranks): world ranks 0-3 on vm1 vm2" "$work/skewed.err"
 check "and the daemons' side" \
-  grep -qx "  wire version 1 (mcmds): world ranks 4-7 on vm1 vm2 vm3 vm4" "$work/skewed.err"
+  grep -qx "  wire version 2 (mcmds): world ranks 4-7 on vm1 vm2 vm3 vm4" "$work/skewed.err"
 check "no frame was exchanged" [ ! -s "$work/skewed.out" ]
 check "no mcmd left after the skewed job" no_daemon_left
 finish

@@ -74,7 +74,7 @@ TEST_CASE("config: YAML syntax errors carry file:line:column", "[config]") {
 TEST_CASE("config: unknown keys are named, with the valid ones", "[config]") {
   CHECK(error_of("mode: off\nmoode: relay\n") ==
         "mcm.yaml:2:1: unknown key 'moode' (valid keys: mode, log_dir, daemon, relay, runtime, "
-        "routes)");
+        "liveness, routes)");
   CHECK(error_of("daemon:\n  log_level: info\n  idle_sleep: 5\n") ==
         "mcm.yaml:3:3: unknown key 'idle_sleep' in daemon (valid keys: idle_sleep_max_us, "
         "log_level, nice)");
@@ -103,7 +103,7 @@ TEST_CASE("config: wrong types and values", "[config]") {
   CHECK(error_of("daemon: 5\n") == "mcm.yaml:1:1: daemon must be a map of settings");
   CHECK(error_of("- mode\n") ==
         "mcm.yaml:1:1: the top level must be a map of settings (valid keys: mode, log_dir, "
-        "daemon, relay, runtime, routes)");
+        "daemon, relay, runtime, liveness, routes)");
 }
 
 TEST_CASE("config: duplicate keys and extra documents are errors", "[config]") {
@@ -155,4 +155,24 @@ TEST_CASE("config: the runtime section", "[config]") {
         "mcm.yaml:2:3: unknown key 'zones' in runtime (valid keys: medium_factor, high_factor, "
         "min_excess_us, noise_factor, consecutive, return_after_ms, probe_interval_ms, "
         "flip_routes_ms)");
+}
+
+TEST_CASE("config: the liveness section", "[config]") {
+  const mcm::Config defaults = mcm::parse_config("", "mcm.yaml");
+  CHECK(defaults.liveness.heartbeat_ms == 1000);
+  CHECK(defaults.liveness.timeout_s == 15);
+  CHECK(defaults.liveness.stall_warning_s == 60);
+  const mcm::Config c = mcm::parse_config(
+      "liveness:\n  heartbeat_ms: 250\n  timeout_s: 5\n  stall_warning_s: 20\n", "mcm.yaml");
+  CHECK(c.liveness.heartbeat_ms == 250);
+  CHECK(c.liveness.timeout_s == 5);
+  CHECK(c.liveness.stall_warning_s == 20);
+  CHECK(error_of("liveness:\n  heartbeat_ms: 3000\n  timeout_s: 5\n") ==
+        "mcm.yaml:2:3: liveness.timeout_s (5 s) must be at least twice liveness.heartbeat_ms "
+        "(3000 ms): one late heartbeat is not a lost daemon");
+  CHECK(error_of("liveness:\n  timeout_s: 0\n") ==
+        "mcm.yaml:2:3: liveness.timeout_s must be an integer between 1 and 3600");
+  CHECK(error_of("liveness:\n  deadline: 3\n") ==
+        "mcm.yaml:2:3: unknown key 'deadline' in liveness (valid keys: heartbeat_ms, timeout_s, "
+        "stall_warning_s)");
 }

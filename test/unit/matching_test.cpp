@@ -153,3 +153,20 @@ TEST_CASE("a message whose receive was taken goes ahead of its sender's later me
   CHECK(m.post(&next, Pattern{0, MPI_ANY_SOURCE, MPI_ANY_TAG}) == &first);
   CHECK(m.post(&next, Pattern{0, MPI_ANY_SOURCE, MPI_ANY_TAG}) == &second);
 }
+
+TEST_CASE("gaps: messages waiting for one that never came are listed until it comes") {
+  M m;
+  Msg a{1}, b{2}, c{3}, first{4};
+  CHECK(m.gaps().empty());
+  arrive_and_offer(m, &a, from(2, 0, 0));  // in order: no gap
+  CHECK(arrive_and_offer(m, &b, from(5, 0, 2, /*context=*/3)).empty());
+  CHECK(arrive_and_offer(m, &c, from(5, 0, 1, /*context=*/3)).empty());
+  auto gaps = m.gaps();
+  REQUIRE(gaps.size() == 1);
+  CHECK(gaps[0].sender == 5);
+  CHECK(gaps[0].context == 3);
+  CHECK(gaps[0].missing_seq == 0);
+  CHECK(gaps[0].waiting == 2);
+  CHECK(arrive_and_offer(m, &first, from(5, 0, 0, 3)).size() == 3);
+  CHECK(m.gaps().empty());
+}

@@ -64,9 +64,17 @@ struct Fixture {
   mcm::testing::FakeTransport daemon1 = job.daemon_transport(1);
   mcm::testing::FakeDaemon daemon0{job, 0};
   MpiPoller& poller = daemon0.poller;
-  Relay relay{daemon0.layout, poller,
-              daemon0.bell,   RelaySettings{kChunk, kBuffer, {}},
-              {"vm1", "vm2"}, mcm::testing::quiet_logger()};
+  std::vector<std::string> undeliverable;  ///< what the relay could not deliver
+  Relay relay{daemon0.layout,
+              poller,
+              daemon0.bell,
+              RelaySettings{kChunk,
+                            kBuffer,
+                            {},
+                            std::chrono::seconds(60),
+                            [this](const std::string& why) { undeliverable.push_back(why); }},
+              {"vm1", "vm2"},
+              mcm::testing::quiet_logger()};
 };
 
 }  // namespace
@@ -119,7 +127,7 @@ TEST_CASE("relay: a stalled destination holds its quota, the rest waits with the
                        MPI_STATUSES_IGNORE) == static_cast<int>(sends.size()) - completed);
 }
 
-TEST_CASE("relay: a frame the codec refuses is dropped, and the next ones still pass", "[relay]") {
+TEST_CASE("relay: a frame the codec refuses ends the job, not silently dropped", "[relay]") {
   Fixture f({1, 1});
   auto [job, rank0, daemon1, poller] = std::tie(f.job, f.rank0, f.daemon1, f.poller);
   auto bad = frame(0, 1, 0, 100);
@@ -131,5 +139,10 @@ TEST_CASE("relay: a frame the codec refuses is dropped, and the next ones still 
   rank0.issend(good.data(), static_cast<int>(good.size()), job.daemon(0), data_tag(1),
                job.private_comm, &r2);
   for (int i = 0; i < 4; ++i) poller.wake();
+  REQUIRE(f.undeliverable.size() == 1);  // in mcmd: MPI_Abort, the job ends
+  CHECK(f.undeliverable[0] ==
+        "a frame from world rank 0 to 1 is not one: frame of 179 bytes, expected 180 "
+        "(envelope + chunk_bytes)");
+  // (The fake's relay goes on: the frame after it is still forwarded.)
   CHECK(take_all(daemon1, job.private_comm, data_tag(1)) == std::vector<std::uint64_t>{1});
 }

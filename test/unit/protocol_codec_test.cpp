@@ -209,3 +209,33 @@ TEST_CASE("codec: probe replies for another job size are refused", "[protocol]")
   CHECK_FALSE(huge);
   CHECK_THAT(huge.error, Catch::Contains("in a job of 3"));
 }
+
+TEST_CASE("codec: heartbeats are one whole Heartbeat that keeps its rules", "[protocol]") {
+  Heartbeat h;
+  h.sequence = 7;
+  h.phase = DaemonPhase::ending;
+  h.ranks = 4;
+  h.ranks_finalized = 4;
+  h.bytes_held = 123;
+  std::vector<char> bytes(sizeof h);
+  std::memcpy(bytes.data(), &h, sizeof h);
+  const auto read = read_heartbeat(bytes.data(), bytes.size());
+  REQUIRE(read);
+  CHECK(read->sequence == 7);
+  CHECK(read->phase == DaemonPhase::ending);
+  CHECK(read->bytes_held == 123);
+  CHECK(read_heartbeat(bytes.data(), bytes.size() - 1).error ==
+        "heartbeat of 39 bytes, expected 40");
+  auto with = [&](auto change) {
+    Heartbeat copy = h;
+    change(copy);
+    std::memcpy(bytes.data(), &copy, sizeof copy);
+    return read_heartbeat(bytes.data(), bytes.size()).error;
+  };
+  CHECK(with([](Heartbeat& c) { c.sequence = 0; }) == "heartbeat with sequence 0");
+  CHECK(with([](Heartbeat& c) { c.phase = static_cast<DaemonPhase>(2); }) ==
+        "heartbeat of unknown phase 2");
+  CHECK(with([](Heartbeat& c) { c.ranks_finalized = 5; }) ==
+        "heartbeat with 5 of 4 ranks finalized");
+  CHECK(with([](Heartbeat& c) { c.ranks = -1; }) == "heartbeat with 4 of -1 ranks finalized");
+}

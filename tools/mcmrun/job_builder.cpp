@@ -155,15 +155,22 @@ Allocation find_allocation(const CommandLine& cl, const mcm::launch::Environment
   return alloc;
 }
 
-std::vector<std::string> check_slots(const CommandLine& cl, const Allocation& alloc,
-                                     const mcm::launch::Environment& env) {
-  if (allows_oversubscription(cl, env)) return {};
+std::optional<long> application_ranks(const CommandLine& cl) {
   long ranks = 0;
   for (const AppContext& c : cl.contexts) {
     const std::vector<std::string> np = c.values(Role::np);
-    if (np.empty() || c.has(Role::per_node)) return {};  // mpirun decides the count
-    ranks += std::stol(np.back());                       // the last -np wins, as in mpirun
+    if (np.empty() || c.has(Role::per_node)) return std::nullopt;  // mpirun decides the count
+    ranks += std::stol(np.back());  // the last -np wins, as in mpirun
   }
+  return ranks;
+}
+
+std::vector<std::string> check_slots(const CommandLine& cl, const Allocation& alloc,
+                                     const mcm::launch::Environment& env) {
+  if (allows_oversubscription(cl, env)) return {};
+  const std::optional<long> requested = application_ranks(cl);
+  if (!requested) return {};
+  const long ranks = *requested;
   if (alloc.slots < 0) {
     if (forbids_oversubscription(cl))
       return {"cannot enforce --nooversubscribe: the allocation's slot count is unknown"};
@@ -187,6 +194,7 @@ Settings resolve_settings(const CommandLine& cl, const mcm::Config* config,
     s.mode = config->mode;
   }
   if (config != nullptr) s.relay = config->relay;
+  if (config != nullptr) s.liveness = config->liveness;
   if (cl.log_dir) {
     s.log_dir = absolute_in(*cl.log_dir, cwd);
   } else if (config != nullptr && !config->log_dir.empty()) {
@@ -261,6 +269,9 @@ std::vector<std::string> build_mpirun_argv(const CommandLine& cl, const Allocati
     argv.insert(argv.end(), {"env", "LD_PRELOAD=" + preload, "MCM_MODE=" + mode});
     if (uses_frames(settings.mode))
       argv.push_back("MCM_CHUNK_BYTES=" + std::to_string(settings.relay.chunk_bytes));
+    if (uses_frames(settings.mode) &&
+        settings.liveness.stall_warning_s != mcm::LivenessConfig{}.stall_warning_s)
+      argv.push_back("MCM_STALL_WARNING_S=" + std::to_string(settings.liveness.stall_warning_s));
     if (!settings.log_dir.empty()) argv.push_back("MCM_LOG_DIR=" + settings.log_dir);
     argv.insert(argv.end(), c.program.begin(), c.program.end());
   }

@@ -2,7 +2,7 @@
 //
 //   mpirun <first context's options> --oversubscribe
 //          env LD_PRELOAD=<libmcm.so>[:<user's>] MCM_MODE=<mode> [MCM_CHUNK_BYTES=N]
-//              [MCM_LOG_DIR=..] <program> <args>
+//              [MCM_STALL_WARNING_S=N (not the default)] [MCM_LOG_DIR=..] <program> <args>
 //        [ : <options> env LD_PRELOAD=... <program2> <args> ... ]
 //        : -np 1 --host <h1>:<slots> <mcmd> --mode <mode> [--log-dir D] [--config F]
 //              [--chunk-bytes N --buffer-bytes N [--route FROM:TO:VIA]... [--paths T]]
@@ -27,6 +27,7 @@
 // Everything here is pure except through the injected Environment.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -52,6 +53,10 @@ struct Allocation {
 /// bad --host list.
 Allocation find_allocation(const CommandLine& cl, const mcm::launch::Environment& env);
 
+/// The application's ranks when the command line fixes them (every context has an -np
+/// and none a per-node count), else nullopt: mpirun decides.
+std::optional<long> application_ranks(const CommandLine& cl);
+
 /// Throws UsageError "not enough slots: R ranks requested but the allocation has S slots
 /// (use --oversubscribe to allow it)" when the user did not allow oversubscription
 /// (--oversubscribe, --map-by ...:OVERSUBSCRIBE, rmaps_base_oversubscribe), every context
@@ -71,6 +76,7 @@ struct Settings {
   std::string config_file;         ///< absolute, or empty
   std::string paths_file;          ///< --paths, absolute, or empty
   mcm::RelayConfig relay;          ///< the config's relay: section, defaults without one
+  mcm::LivenessConfig liveness;    ///< likewise, liveness:
   std::vector<mcm::Route> routes;  ///< resolved by resolve_routes()
   /// Per host of the allocation, the daemon's --vm-name (vm_names(): the path table's
   /// spelling of the host, else the hostfile's); empty without a host list.

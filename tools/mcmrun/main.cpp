@@ -24,6 +24,7 @@
 #include "mcm/launch/install_paths.h"
 #include "mcm/launch/launcher.h"
 #include "mcm/topology.h"
+#include "rank_notes.h"
 #include "record_report.h"
 #include "usage.h"
 
@@ -160,7 +161,11 @@ int run(const std::vector<std::string>& args) {
   }
   if (cl.verbose) std::fprintf(stderr, "%s\n", command.c_str());
   std::fflush(nullptr);
-  const int status = launch::run_and_wait(argv);
+  mcmrun::RankNotes notes(mcmrun::application_ranks(cl), settings.vm_names);
+  const int status = launch::run_and_wait(argv, [&](std::string_view line) {
+    if (const auto note = notes.note(line)) std::fprintf(stderr, "%s\n", note->c_str());
+  });
+  if (status != 0 && notes.needs_legend()) std::fprintf(stderr, "%s\n", notes.legend().c_str());
   if (record)
     std::fprintf(stderr, "mcmrun: %s\n", mcmrun::pattern_report(settings.log_dir).c_str());
   return status;

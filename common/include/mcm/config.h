@@ -12,15 +12,21 @@
 //   relay:                                    # modes relay and adaptive (frames.h)
 //     chunk_bytes: 61440                      # 4096..64 MiB, payload bytes per frame
 //     buffer_bytes: 67108864                  # >= 1 MiB, frame bytes one mcmd may hold
+// clang-format off
 //   runtime:                                  # congestion detection (modes relay, adaptive)
-//     medium_factor: 2.0                      # latency/base from which a path is in the medium
-//     zone high_factor: 5.0                        # ... and in the high zone min_excess_us: 500 #
-//     a congested latency also exceeds base by this... noise_factor: 4                         #
-//     ...and by this many times the path's noise consecutive: 3                          #
-//     congested observations in a row that trigger a search return_after_ms: 1000 # healthy time of
-//     the direct path before returning probe_interval_ms: 200                  # active probes
-//     between daemons flip_routes_ms: 0                       # testing: flip every pair's path
-//     this often
+//     medium_factor: 2.0                      # latency/base from which a path is in the medium zone
+//     high_factor: 5.0                        # ... and in the high zone
+//     min_excess_us: 500                      # a congested latency also exceeds base by this...
+//     noise_factor: 4                         # ...and by this many times the path's noise
+//     consecutive: 3                          # congested observations in a row that trigger a search
+//     return_after_ms: 1000                   # healthy time of the direct path before returning
+//     probe_interval_ms: 200                  # active probes between daemons
+//     flip_routes_ms: 0                       # testing: flip every pair's path this often
+//   liveness:                                 # dead or stuck daemons and frames (every mode)
+//     heartbeat_ms: 1000                      # 100..60000, how often each mcmd tells the others
+//     timeout_s: 15                           # 1..3600, silence after which a daemon is lost
+//     stall_warning_s: 60                     # 1..86400, frames stuck this long: a warning
+// clang-format on
 //   routes:                                   # static routes (routes.h)
 //     - {from: VM, to: VM, via: VM}           # VM: 0-based index or host name
 //
@@ -106,12 +112,29 @@ struct RuntimeConfig {
   int flip_routes_ms = 0;
 };
 
+/// Dead or stuck daemons and frames (mcm/protocol/liveness.h, mcmd/plumbing/heartbeats.h).
+struct LivenessConfig {
+  /// How often every daemon tells every other one it is alive (a 40-byte message).
+  int heartbeat_ms = 1000;
+  /// Silence after which a daemon declares a peer dead or wedged and ends the job. At
+  /// least twice heartbeat_ms. 15 s: a daemon that is alive answers within a second even
+  /// on a VM whose cores the ranks keep busy (it sleeps in epoll and wakes at nice -15
+  /// while forwarding), so only a stopped, dead or cut-off daemon stays silent this long;
+  /// a hung job costs at most this much more than a crashed one.
+  int timeout_s = 15;
+  /// Frames for a rank that have not moved for this long are warned about on stderr, once
+  /// per destination rank (the daemon's log says so after 5 s at info level). A receiver
+  /// that computes long between receives is normal: the warning says what waits.
+  int stall_warning_s = 60;
+};
+
 struct Config {
   Mode mode = Mode::off;
   std::string log_dir;  ///< exactly as written (may be relative); empty when not set
   DaemonConfig daemon;
   RelayConfig relay;
   RuntimeConfig runtime;
+  LivenessConfig liveness;
   std::vector<RouteSpec> routes;  ///< as written; mcmrun resolves them (routes.h)
 };
 

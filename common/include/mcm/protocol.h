@@ -12,7 +12,10 @@
 //      frames through the daemons; frames, routes, ordering, fences and flushes:
 //      mcm/protocol/frames.h. The runtime's late reports (the thesis's ACKs) and probes:
 //      mcm/protocol/runtime_messages.h.
-//   4. End: an application rank, entering MPI_Finalize, sends an empty kTagAppFinalizing
+//   4. Liveness (daemons, from start-up to the end): heartbeats on the daemon
+//      communicator; a daemon silent for too long ends the job, loudly
+//      (mcm/protocol/liveness.h).
+//   5. End: an application rank, entering MPI_Finalize, sends an empty kTagAppFinalizing
 //      message to its daemon (after all its own frames have left, frames.h rule 8). Once
 //      all local ranks did, the daemon joins the other daemons in a barrier on the daemon
 //      communicator, then calls MPI_Finalize. (Open MPI's MPI_Finalize is a fence over
@@ -26,6 +29,7 @@
 
 #include "mcm/protocol/codec.h"
 #include "mcm/protocol/frames.h"
+#include "mcm/protocol/liveness.h"
 #include "mcm/protocol/runtime_messages.h"
 #include "mcm/protocol/tags.h"
 #include "mcm/protocol/version.h"

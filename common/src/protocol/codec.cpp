@@ -113,4 +113,19 @@ Decoded<ProbeAnswer> read_probe_reply(const char* data, std::size_t bytes, int v
   return Decoded<ProbeAnswer>{std::move(answer), {}};
 }
 
+Decoded<Heartbeat> read_heartbeat(const char* data, std::size_t bytes) {
+  Heartbeat h;
+  if (bytes != sizeof h)
+    return Decoded<Heartbeat>::failure("heartbeat of " + sizes(bytes, sizeof h));
+  std::memcpy(&h, data, sizeof h);
+  if (h.sequence == 0) return Decoded<Heartbeat>::failure("heartbeat with sequence 0");
+  if (static_cast<std::uint32_t>(h.phase) > kLastDaemonPhase)
+    return Decoded<Heartbeat>::failure("heartbeat of unknown phase " +
+                                       std::to_string(static_cast<std::uint32_t>(h.phase)));
+  if (h.ranks < 0 || h.ranks_finalized < 0 || h.ranks_finalized > h.ranks)
+    return Decoded<Heartbeat>::failure("heartbeat with " + std::to_string(h.ranks_finalized) +
+                                       " of " + std::to_string(h.ranks) + " ranks finalized");
+  return Decoded<Heartbeat>{h, {}};
+}
+
 }  // namespace mcm::protocol

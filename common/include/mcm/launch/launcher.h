@@ -1,8 +1,10 @@
 // Running mpirun: the only code of mcmrun and mcm-probe's front end that starts processes.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace mcm::launch {
@@ -23,6 +25,13 @@ int run_and_wait(const std::vector<std::string>& argv);
 /// truncated, mode 0600): for a caller that reads what the job printed afterwards.
 /// Throws std::runtime_error when the file cannot be opened.
 int run_and_wait(const std::vector<std::string>& argv, const std::string& stdout_file);
+
+/// Same, with the child's stderr read through a pipe: every line is copied to mcmrun's
+/// stderr as it comes, then passed to `on_stderr_line` (without its newline). The child's
+/// descendants may keep the pipe open: reading stops once the child has exited and what
+/// it left in the pipe has been read.
+int run_and_wait(const std::vector<std::string>& argv,
+                 const std::function<void(std::string_view line)>& on_stderr_line);
 
 /// Runs `argv` with stdin and stderr on /dev/null and returns what it wrote to stdout, or
 /// nullopt if it could not run or exited with a non-zero status.

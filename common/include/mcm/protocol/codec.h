@@ -8,6 +8,7 @@
 //   late reports LateArrival[n], 1 <= n <= kLateReportBatch (48 bytes each).
 //   probe        Probe, then zero padding up to Probe::bytes (<= kMaxProbeBytes).
 //   probe reply  ProbeReply, then vm_count doubles (the job's VM count).
+//   heartbeat    Heartbeat (40 bytes).
 #pragma once
 
 #include <cstddef>
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "mcm/protocol/frames.h"
+#include "mcm/protocol/liveness.h"
 #include "mcm/protocol/runtime_messages.h"
 
 namespace mcm::protocol {
@@ -65,5 +67,9 @@ std::vector<char> write_probe_reply(ProbeAnswer answer);
 /// A reply of `bytes` bytes in a job of `vm_count` VMs: fails unless it is a header
 /// saying `vm_count` followed by exactly that many doubles.
 Decoded<ProbeAnswer> read_probe_reply(const char* data, std::size_t bytes, int vm_count);
+
+/// A heartbeat of `bytes` bytes: fails unless it is exactly one Heartbeat with a
+/// sequence from 1, a known phase and 0 <= ranks_finalized <= ranks.
+Decoded<Heartbeat> read_heartbeat(const char* data, std::size_t bytes);
 
 }  // namespace mcm::protocol

@@ -5,13 +5,16 @@
 // indices). The application's own communicators carry only the application's messages
 // (and, in mode adaptive, its natives and fences: frames.h rules 9-10).
 //
-//   tag          channel  from -> to                 message                    rules
-//   1            private  shim -> its daemon         (empty) AppFinalizing      protocol.h 4
-//   2            private  shim -> source daemon      LateArrival[] late reports runtime_messages.h
-//   1 3            private  daemon -> daemon           Probe + padding runtime_messages.h 3-4 4
-//   private  daemon -> daemon           ProbeReply + double[vms]   runtime_messages.h 3 71 daemon
-//   daemon <-> daemon          (empty) / one double       protocol.h 2 1024 + D     private  any
-//   hop -> towards rank D  Envelope + payload (frame) frames.h 1-11
+// clang-format off
+//   tag       channel  from -> to                message                      rules
+//   1         private  shim -> its daemon        (empty) AppFinalizing        protocol.h 5
+//   2         private  shim -> source daemon     LateArrival[] late reports   runtime_messages.h
+//   3         private  daemon -> daemon          Probe + padding              runtime_messages.h 3-4
+//   4         private  daemon -> daemon          ProbeReply + double[vms]     runtime_messages.h 3
+//   71        daemon   daemon <-> daemon         (empty) / one double         protocol.h 2
+//   72        daemon   daemon -> daemon          Heartbeat                    liveness.h 1-4
+//   1024 + D  private  any hop -> towards rank D Envelope + payload (frame)   frames.h 1-11
+// clang-format on
 #pragma once
 
 namespace mcm::protocol {
@@ -27,6 +30,8 @@ constexpr int kTagProbeReply = 4;
 /// Daemon communicator: one round of the start-up clock-offset exchange (Cristian's
 /// method): an empty request, answered by the peer's clock as one MPI_DOUBLE.
 constexpr int kTagClockSync = 71;
+/// Daemon communicator: a daemon's Heartbeat to every other daemon (liveness.h).
+constexpr int kTagHeartbeat = 72;
 /// Private communicator: the first frame tag; every tag from here on is a frame's.
 constexpr int kTagDataBase = 1024;
 

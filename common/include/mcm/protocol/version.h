@@ -3,6 +3,8 @@
 // increments kWireVersion. Processes check it first thing at start-up (mcm/bootstrap.h,
 // step 0), so that a job whose hosts run different installs fails there, clearly, instead
 // of misreading each other's bytes.
+//
+// History: 1, the first versioned protocol; 2, the daemons' heartbeats (liveness.h).
 #pragma once
 
 #include <cstdint>
@@ -10,7 +12,7 @@
 // Tests build a second copy of the start-up with another version (-DMCM_WIRE_VERSION=N),
 // to meet a skewed install for real (test/system/relay_daemon_test.sh).
 #ifndef MCM_WIRE_VERSION
-#define MCM_WIRE_VERSION 1
+#define MCM_WIRE_VERSION 2
 #endif
 
 namespace mcm::protocol {
