@@ -103,6 +103,7 @@ void start() {
   mcm::Doorbell& bell = mcm::engine::Engine::instance().doorbell();
   if (relay) bell.open(/*listen=*/true);  // best effort: without it, waits poll on a timer
   g_layout = bootstrap(Role::application, bell.address());
+  bell.accept_only(g_layout.doorbell_of_world_rank);  // rings from the job only
   // Correctness holds without daemons (the application world is still exact): say so once.
   const bool first_app_rank = g_layout.world_rank_of_app_rank.front() == g_layout.world_rank;
   if (g_layout.daemon_count == 0 && first_app_rank) {

@@ -99,6 +99,8 @@ Outcome Daemon::run() {
   io_.run();
   if (relay_) relay_->log_summary();
   if (runtime_) runtime_->log_summary();
+  if (bell_.ignored() > 0)
+    log_->info("doorbell: {} datagrams from outside the job ignored", bell_.ignored());
   log_cpu_time();
   return outcome_;
 }
@@ -247,11 +249,22 @@ void Daemon::listen_to_doorbell() {
                        [this](const boost::system::error_code& ec) {
                          if (ec) return;  // closed by finish()
                          rings_.clear();
-                         bell_.drain(&rings_);
+                         const int rang = bell_.drain(&rings_);
                          if (runtime_ && !rings_.empty()) runtime_->note_rings(rings_);
-                         poller_.wake();
+                         if (rang > 0) poller_.wake();
+                         if (bell_.ignored() > 0 && !strangers_warned_) warn_of_strangers();
                          listen_to_doorbell();
                        });
+}
+
+void Daemon::warn_of_strangers() {
+  strangers_warned_ = true;
+  const DoorbellAddress from = bell_.first_stranger();
+  log_->warn(
+      "doorbell: ignoring datagrams from {}.{}.{}.{}:{}, which is no process of this job "
+      "(further ones are only counted in the log)",
+      from.ipv4 >> 24, (from.ipv4 >> 16) & 0xff, (from.ipv4 >> 8) & 0xff, from.ipv4 & 0xff,
+      from.port);
 }
 
 void Daemon::finish(bool clean) {

@@ -74,6 +74,8 @@ class Daemon {
   void drain();
   void finish(bool clean);
   void listen_to_doorbell();
+  /// Says once (warn) that datagrams from outside the job reach the doorbell.
+  void warn_of_strangers();
   /// The heartbeats' timer: one tick every interval until the last barrier.
   void beat();
   protocol::Heartbeat heartbeat_state() const;

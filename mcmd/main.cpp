@@ -48,6 +48,7 @@ int main(int argc, char** argv) {
   // Best effort: without it, frames wait for a timed poll and probes are dated when read.
   doorbell.open(/*listen=*/true, /*stamped=*/true);
   mcm::Layout layout = mcm::bootstrap(mcm::Role::daemon, doorbell.address());
+  doorbell.accept_only(layout.doorbell_of_world_rank);  // rings from the job only
   auto log = mcm::daemon::make_logger(options, layout.vm);
   if (options.topology) {
     const mcm::Topology& t = *options.topology;

@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 #include <ifaddrs.h>
+#include <linux/filter.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -9,7 +10,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
+#include <map>
+#include <set>
 
 namespace mcm {
 namespace {
@@ -28,6 +32,45 @@ std::uint32_t local_ipv4() {
   return found;
 }
 
+/// Attaches a classic BPF socket filter that drops, in the kernel, every datagram whose
+/// IPv4 source (address and port) is not one of `peers`: a flood from outside the job
+/// then never wakes the process. Per host: its address, then its ports (a host with more
+/// than kMaxPortsPerHost is accepted whole: the jumps of classic BPF are 8-bit); a job too
+/// large for BPF_MAXINSNS, or a kernel that refuses, leaves only drain()'s check.
+void drop_strangers_in_kernel(int fd,
+                              const std::map<std::uint32_t, std::set<std::uint16_t>>& peers) {
+  constexpr std::size_t kMaxPortsPerHost = 120;
+  constexpr std::size_t kMaxInstructions = BPF_MAXINSNS;
+  constexpr std::uint32_t kNet = static_cast<std::uint32_t>(SKF_NET_OFF);
+  constexpr std::uint32_t kAccept = 0xffffffffu;
+  std::vector<sock_filter> program = {
+      BPF_STMT(BPF_LDX | BPF_B | BPF_MSH, kNet),      // X = IPv4 header length
+      BPF_STMT(BPF_LD | BPF_H | BPF_IND, kNet),       // A = UDP source port
+      BPF_STMT(BPF_ST, 0),                            // M[0] = A
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, kNet + 12),  // A = IPv4 source address
+  };
+  for (const auto& [host, ports] : peers) {
+    const bool whole = ports.size() > kMaxPortsPerHost;
+    const std::size_t body = whole ? 1 : 2 + 2 * ports.size();  // after the host's jeq
+    program.push_back(
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, host, 0, static_cast<std::uint8_t>(body)));
+    if (whole) {
+      program.push_back(BPF_STMT(BPF_RET | BPF_K, kAccept));
+      continue;
+    }
+    program.push_back(BPF_STMT(BPF_LD | BPF_MEM, 0));  // A = the port
+    for (std::uint16_t port : ports) {
+      program.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, port, 0, 1));
+      program.push_back(BPF_STMT(BPF_RET | BPF_K, kAccept));
+    }
+    program.push_back(BPF_STMT(BPF_RET | BPF_K, 0));  // the host's, but not a port of the job
+  }
+  program.push_back(BPF_STMT(BPF_RET | BPF_K, 0));  // another host
+  if (peers.empty() || program.size() > kMaxInstructions) return;
+  sock_fprog filter{static_cast<unsigned short>(program.size()), program.data()};
+  (void)setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &filter, sizeof filter);
+}
+
 }  // namespace
 
 Doorbell::~Doorbell() {
@@ -38,17 +81,18 @@ bool Doorbell::open(bool listen, bool stamped) {
   fd_ = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd_ < 0) return false;
   if (!listen) return true;
-  sockaddr_in any{};
-  any.sin_family = AF_INET;
-  any.sin_addr.s_addr = htonl(INADDR_ANY);
-  socklen_t length = sizeof any;
-  if (bind(fd_, reinterpret_cast<sockaddr*>(&any), sizeof any) != 0 ||
-      getsockname(fd_, reinterpret_cast<sockaddr*>(&any), &length) != 0) {
+  const std::uint32_t ipv4 = local_ipv4();
+  sockaddr_in own{};
+  own.sin_family = AF_INET;
+  own.sin_addr.s_addr = htonl(ipv4 != 0 ? ipv4 : INADDR_ANY);
+  socklen_t length = sizeof own;
+  if (bind(fd_, reinterpret_cast<sockaddr*>(&own), sizeof own) != 0 ||
+      getsockname(fd_, reinterpret_cast<sockaddr*>(&own), &length) != 0) {
     close(fd_);
     fd_ = -1;
     return false;
   }
-  address_ = DoorbellAddress{local_ipv4(), ntohs(any.sin_port)};
+  address_ = DoorbellAddress{ipv4, ntohs(own.sin_port)};
   const int on = 1;
   stamped_ = stamped && setsockopt(fd_, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof on) == 0;
   return true;
@@ -64,26 +108,58 @@ void Doorbell::ring(const DoorbellAddress& to, std::uint64_t key) const {
                sizeof target);
 }
 
-void Doorbell::drain(std::vector<Ring>* keyed) const {
-  if (fd_ < 0) return;
-  if (keyed == nullptr || !stamped_) {
-    char buffer[64];
-    while (recv(fd_, buffer, sizeof buffer, MSG_DONTWAIT) > 0) {
-    }
-    return;
+void Doorbell::accept_only(const std::vector<DoorbellAddress>& peers) {
+  peers_.clear();
+  std::map<std::uint32_t, std::set<std::uint16_t>> by_host;
+  for (const DoorbellAddress& p : peers) {
+    if (!p.valid()) continue;
+    peers_.insert(std::uint64_t{p.ipv4} << 16 | p.port);
+    by_host[p.ipv4].insert(p.port);
   }
-  for (;;) {
+  filtering_ = true;
+  if (fd_ >= 0) drop_strangers_in_kernel(fd_, by_host);
+}
+
+DoorbellAddress Doorbell::first_stranger() const {
+  const std::uint64_t packed = first_stranger_.load(std::memory_order_relaxed);
+  return DoorbellAddress{static_cast<std::uint32_t>(packed >> 16),
+                         static_cast<std::uint16_t>(packed & 0xffff)};
+}
+
+bool Doorbell::accepted(const void* from) const {
+  if (!filtering_) return true;
+  sockaddr_in source{};
+  std::memcpy(&source, from, sizeof source);
+  const std::uint64_t packed =
+      std::uint64_t{ntohl(source.sin_addr.s_addr)} << 16 | ntohs(source.sin_port);
+  if (source.sin_family == AF_INET && peers_.count(packed) != 0) return true;
+  if (ignored_.fetch_add(1, std::memory_order_relaxed) == 0)
+    first_stranger_.store(packed, std::memory_order_relaxed);
+  return false;
+}
+
+int Doorbell::drain(std::vector<Ring>* keyed) const {
+  if (fd_ < 0) return 0;
+  const bool want_stamps = keyed != nullptr && stamped_;
+  int rings = 0;
+  for (int n = 0; n < kMaxDatagramsPerDrain; ++n) {
     std::uint64_t key = 0;
     iovec data{&key, sizeof key};
+    sockaddr_in from{};
     alignas(cmsghdr) char control[CMSG_SPACE(sizeof(timespec))];
     msghdr message{};
+    message.msg_name = &from;
+    message.msg_namelen = sizeof from;
     message.msg_iov = &data;
     message.msg_iovlen = 1;
-    message.msg_control = control;
-    message.msg_controllen = sizeof control;
+    message.msg_control = want_stamps ? control : nullptr;
+    message.msg_controllen = want_stamps ? sizeof control : 0;
     const ssize_t got = recvmsg(fd_, &message, MSG_DONTWAIT);
-    if (got < 0) return;
-    if (got != static_cast<ssize_t>(sizeof key) || key == 0) continue;  // an unkeyed ring
+    if (got < 0) break;
+    if (!accepted(&from)) continue;
+    ++rings;
+    if (!want_stamps || got != static_cast<ssize_t>(sizeof key) || key == 0)
+      continue;  // an unkeyed ring, or nobody asked for stamps
     for (cmsghdr* c = CMSG_FIRSTHDR(&message); c != nullptr; c = CMSG_NXTHDR(&message, c)) {
       if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_TIMESTAMPNS) continue;
       timespec t{};
@@ -92,19 +168,28 @@ void Doorbell::drain(std::vector<Ring>* keyed) const {
           {key, static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9});
     }
   }
+  return rings;
 }
 
 bool Doorbell::wait(std::chrono::microseconds timeout) const {
-  const auto us = timeout.count();
-  const timespec t{static_cast<time_t>(us / 1000000), static_cast<long>(us % 1000000) * 1000};
+  auto sleep_for = [](std::chrono::nanoseconds d) {
+    const auto ns = std::max<long long>(d.count(), 0);
+    return timespec{static_cast<time_t>(ns / 1000000000), static_cast<long>(ns % 1000000000)};
+  };
   if (fd_ < 0 || !address_.valid()) {
+    const timespec t = sleep_for(timeout);
     nanosleep(&t, nullptr);
     return false;
   }
-  pollfd p{fd_, POLLIN, 0};
-  if (ppoll(&p, 1, &t, nullptr) <= 0) return false;
-  drain();
-  return true;
+  // Datagrams from strangers wake the poll but are no ring: wait on until the timeout.
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    const timespec t = sleep_for(deadline - std::chrono::steady_clock::now());
+    pollfd p{fd_, POLLIN, 0};
+    if (ppoll(&p, 1, &t, nullptr) <= 0) return false;
+    if (drain() > 0) return true;
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+  }
 }
 
 }  // namespace mcm

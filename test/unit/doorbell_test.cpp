@@ -2,8 +2,15 @@
 // socket of this host.
 #include "mcm/doorbell.h"
 
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "mcm/clock.h"
 #include "mcm/protocol/runtime_messages.h"
@@ -21,10 +28,28 @@ std::vector<mcm::Ring> drain_until(const mcm::Doorbell& bell, std::size_t count)
   return rings;
 }
 
-/// The doorbell's port on the loopback interface (its address() is the host's first
-/// other interface, which a build machine may lack).
+/// Where `bell` is rung: its address(), or, on a build machine without another
+/// interface than loopback (the doorbell is then bound to all interfaces), loopback.
 mcm::DoorbellAddress loopback(const mcm::Doorbell& bell) {
+  if (bell.address().valid()) return bell.address();
   return mcm::DoorbellAddress{0x7f000001, bell.address().port};
+}
+
+/// The kernel's count of datagrams dropped at socket `fd` (/proc/net/udp, by inode), or -1.
+long socket_drops(int fd) {
+  char link[64] = {};
+  const std::string path = "/proc/self/fd/" + std::to_string(fd);
+  if (readlink(path.c_str(), link, sizeof link - 1) <= 0) return -1;
+  const std::string target(link);  // "socket:[INODE]"
+  const std::string inode = target.substr(8, target.size() - 9);
+  std::ifstream udp("/proc/net/udp");
+  std::string line;
+  while (std::getline(udp, line)) {
+    std::istringstream fields(line);
+    std::vector<std::string> f{std::istream_iterator<std::string>(fields), {}};
+    if (f.size() >= 13 && f[9] == inode) return std::stol(f.back());
+  }
+  return -1;
 }
 
 }  // namespace
@@ -71,4 +96,58 @@ TEST_CASE("probe ring keys name the prober's VM and sequence number, and nothing
   CHECK(probe_ring_key(2, 1) != probe_ring_key(2, 2));
   CHECK_FALSE(is_probe_ring_key(42));
   CHECK_FALSE(is_probe_ring_key(0));
+}
+
+TEST_CASE("after accept_only, the kernel drops datagrams from strangers: no wake-up") {
+  mcm::Doorbell bell;
+  REQUIRE(bell.open(/*listen=*/true));
+  mcm::Doorbell peer, stranger;
+  REQUIRE(peer.open(/*listen=*/true));       // rings from its own doorbell's address
+  REQUIRE(stranger.open(/*listen=*/false));  // same host, another port
+  bell.accept_only({loopback(peer), mcm::DoorbellAddress{}});  // an invalid entry is skipped
+  const mcm::DoorbellAddress to = loopback(bell);
+  const long drops_before = socket_drops(bell.fd());
+  for (int i = 0; i < 3; ++i) stranger.ring(to);
+  CHECK_FALSE(bell.wait(std::chrono::milliseconds(200)));
+  CHECK(bell.ignored() == 0);  // never even read
+  CHECK(socket_drops(bell.fd()) - drops_before == 3);
+  peer.ring(to);
+  CHECK(bell.wait(std::chrono::seconds(1)));
+}
+
+TEST_CASE("a job too large for the kernel's filter: drain() still ignores strangers") {
+  mcm::Doorbell bell;
+  REQUIRE(bell.open(/*listen=*/true));
+  mcm::Doorbell peer, stranger;
+  REQUIRE(peer.open(/*listen=*/true));
+  REQUIRE(stranger.open(/*listen=*/false));
+  std::vector<mcm::DoorbellAddress> job{loopback(peer)};
+  for (std::uint32_t host = 0; host < 2100; ++host)  // beyond classic BPF's 4096 instructions
+    job.push_back(mcm::DoorbellAddress{0x0a000000 + host + 1, 4000});
+  bell.accept_only(job);
+  const mcm::DoorbellAddress to = loopback(bell);
+  for (int i = 0; i < 3; ++i) stranger.ring(to);
+  CHECK_FALSE(bell.wait(std::chrono::milliseconds(200)));  // woke, read them, no ring
+  CHECK(bell.ignored() == 3);
+  CHECK(bell.first_stranger().valid());
+  CHECK(bell.first_stranger().port != peer.address().port);
+  peer.ring(to);
+  CHECK(bell.wait(std::chrono::seconds(1)));
+  CHECK(bell.ignored() == 3);
+}
+
+TEST_CASE("one drain reads at most kMaxDatagramsPerDrain datagrams; a flood waits its turn") {
+  mcm::Doorbell bell;
+  REQUIRE(bell.open(/*listen=*/true));
+  mcm::Doorbell stranger;
+  REQUIRE(stranger.open(/*listen=*/false));
+  bell.accept_only({});
+  const mcm::DoorbellAddress to = loopback(bell);
+  const int flood = mcm::Doorbell::kMaxDatagramsPerDrain + 40;  // within the socket buffer
+  for (int i = 0; i < flood; ++i) stranger.ring(to);
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  CHECK(bell.drain() == 0);
+  CHECK(bell.ignored() == static_cast<std::uint64_t>(mcm::Doorbell::kMaxDatagramsPerDrain));
+  bell.drain();
+  CHECK(bell.ignored() == static_cast<std::uint64_t>(flood));
 }

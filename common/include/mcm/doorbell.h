@@ -18,11 +18,23 @@
 // (mcm/protocol/runtime_messages.h rule 3).
 //
 // Addresses travel in bootstrap() (mcm/bootstrap.h): each process's IPv4 address (its
-// first non-loopback interface that is up) and port.
+// first non-loopback interface that is up) and port. The socket is bound to that address
+// only (to all interfaces when none is found), and every ring is sent from it.
+//
+// Strangers: after start-up, accept_only() gives the doorbell the job's doorbells; from
+// then on a datagram from any other address (another tenant, a port scan, a flood) is
+// read and dropped without waking anyone, and counted (ignored(), first_stranger()).
+// Such datagrams are dropped earlier still, by a socket filter in the kernel that knows
+// the job's addresses and ports (they are not counted then, only in the socket's drops,
+// /proc/net/udp): a flood does not even wake the process.
+// One drain() reads at most kMaxDatagramsPerDrain datagrams, so that a flood cannot keep
+// its caller away from its other work; the rest wait for the next drain.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <unordered_set>
 #include <vector>
 
 namespace mcm {
@@ -46,27 +58,43 @@ class Doorbell {
   Doorbell& operator=(const Doorbell&) = delete;
   ~Doorbell();
 
-  /// A nonblocking UDP socket on all interfaces, ephemeral port (listen = true) or for
-  /// ringing only. False (and a disabled doorbell) if the socket cannot be made.
-  /// `stamped` (listening only): arrivals are stamped by the kernel (see above); a
-  /// kernel that refuses leaves the doorbell working, unstamped.
+  static constexpr int kMaxDatagramsPerDrain = 64;
+
+  /// A nonblocking UDP socket on this host's address (see above), ephemeral port
+  /// (listen = true), or for ringing only. False (and a disabled doorbell) if the socket cannot be
+  /// made. `stamped` (listening only): arrivals are stamped by the kernel (see above); a kernel
+  /// that refuses leaves the doorbell working, unstamped.
   bool open(bool listen, bool stamped = false);
   int fd() const { return fd_; }
   /// Where others ring this doorbell (invalid when not listening or no address found).
   DoorbellAddress address() const { return address_; }
   /// Sends one datagram to `to`, carrying `key` (0: none); never blocks, ignores failures.
   void ring(const DoorbellAddress& to, std::uint64_t key = 0) const;
-  /// Reads every datagram waiting; appends the keyed ones of a stamped doorbell, with
-  /// their arrival, to `keyed` (when given), discards the rest.
-  void drain(std::vector<Ring>* keyed = nullptr) const;
+  /// Reads the datagrams waiting (at most kMaxDatagramsPerDrain); appends the keyed ones
+  /// of a stamped doorbell, with their arrival, to `keyed` (when given), discards the
+  /// rest. Returns how many were rings (datagrams from accepted addresses).
+  int drain(std::vector<Ring>* keyed = nullptr) const;
   /// Sleeps until the doorbell rings or `timeout` passes; true if it rang (the datagrams
   /// are drained). Without a listening socket: sleeps `timeout`, returns false.
   bool wait(std::chrono::microseconds timeout) const;
+  /// Only datagrams from `peers` (invalid entries skipped) are rings from now on.
+  void accept_only(const std::vector<DoorbellAddress>& peers);
+  /// Datagrams from outside the accepted addresses, so far.
+  std::uint64_t ignored() const { return ignored_.load(std::memory_order_relaxed); }
+  /// The first such datagram's sender (invalid while none came).
+  DoorbellAddress first_stranger() const;
 
  private:
+  /// Whether a datagram from `from` (network byte order) is a ring; counts strangers.
+  bool accepted(const void* from) const;
+
   int fd_ = -1;
   bool stamped_ = false;
   DoorbellAddress address_;
+  bool filtering_ = false;
+  std::unordered_set<std::uint64_t> peers_;  ///< ipv4 << 16 | port
+  mutable std::atomic<std::uint64_t> ignored_{0};
+  mutable std::atomic<std::uint64_t> first_stranger_{0};
 };
 
 }  // namespace mcm

@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# Checks that failures end a job loudly and within a bound, on a real 4-VM testbed, 8 ranks
+# of stress_p2p, under --mode relay and --mode adaptive (mcm/protocol/liveness.h):
+#  * kill -9 of vm2's mcmd mid-run: mcmrun exits non-zero within 30 s, and its stderr says
+#    that the dead world rank is the MCM daemon of vm2;
+#  * kill -STOP of vm2's mcmd: the other daemons notice the silence (liveness.timeout_s,
+#    15 s) and end the job: exit status 69, within 30 s, a message naming vm2's daemon
+#    and what it last said;
+#  * a rank killed (kill -9 in vm3): the job ends non-zero;
+#  * Ctrl-C (SIGINT to mcmrun): the job ends non-zero;
+#  and after each, no mcmd, rank or orted is left on any VM.
+# Then stalls: with liveness.stall_warning_s 3, a receiver that sleeps 8 s gets a warning
+# on stderr naming the pair, the bytes and the time, once, from the receiver's daemon;
+# with the default (60 s) the same run warns about nothing. Both runs deliver everything.
+# And strangers: a flood of UDP datagrams at a daemon's doorbell is dropped in the kernel
+# while the job runs and verifies (scripts/bench-flood measures what it costs).
+# Usage: liveness_test.sh BUILD_DIR
+set -u
+. "$(dirname "$0")/lib.sh"
+BUILD=$1
+testbed_up 4
+work=$(mktemp -d)
+trap '"$TESTBED" down >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
+
+# wait_for FILE PATTERN SECONDS: true once FILE contains PATTERN.
+wait_for() {
+  for _ in $(seq $(($3 * 10))); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
+  return 1
+}
+# pid_in_vm I NAME: one process named NAME inside VM I.
+pid_in_vm() {
+  local pid
+  for pid in $(ip netns pids "mcm-vm$1" 2>/dev/null); do
+    [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = "$2" ] && { echo "$pid"; return 0; }
+  done
+  return 1
+}
+nothing_left() { no_process_left mcmd && no_process_left stress_p2p && no_process_left orted; }
+
+# fault MODE NAME ACTION: starts a long stress_p2p run, waits until it is under way, does
+# ACTION, then waits for mcmrun. Sets $status and $took (seconds from ACTION to the end).
+fault() {
+  local mode=$1 name=$2 action=$3
+  "$BUILD/bin/mcmrun" --mode "$mode" --hostfile "$MCM_HOSTFILE" -np 8 \
+    "$BUILD/test/mpi/stress_p2p" -messages 2000000 -total-bytes 8000000000 \
+    </dev/null >"$work/$name.out" 2>"$work/$name.err" &
+  local job=$!
+  wait_for "$work/$name.out" "stress_p2p: ranks 8" 60
+  sleep 2
+  local started=$SECONDS
+  case $action in
+    kill-daemon) kill -9 "$(pid_in_vm 2 mcmd)" ;;
+    stop-daemon) kill -STOP "$(pid_in_vm 2 mcmd)" ;;
+    kill-rank) kill -9 "$(pid_in_vm 3 stress_p2p)" ;;
+    interrupt) kill -INT $job ;;
+  esac
+  # A job that does not end is the failure this test looks for: bounded by 60 s.
+  local waited=0
+  while kill -0 $job 2>/dev/null && [ $waited -lt 600 ]; do sleep 0.1; waited=$((waited + 1)); done
+  if kill -0 $job 2>/dev/null; then
+    kill -INT $job; sleep 5; kill -9 $job 2>/dev/null
+    pkill -CONT -x mcmd 2>/dev/null
+  fi
+  wait $job
+  status=$?
+  took=$((SECONDS - started))
+}
+
+for mode in relay adaptive; do
+  fault $mode "$mode-kill" kill-daemon
+  check "[$mode] mcmd of vm2 killed: mcmrun exits non-zero (status $status) within 30 s (took ${took} s)" \
+    [ "$status" -ne 0 -a "$took" -le 30 ]
+  check "[$mode] mcmd of vm2 killed: stderr names vm2's daemon" \
+    grep -q "it is mcmd, the MCM daemon of vm2$" "$work/$mode-kill.err"
+  check "[$mode] mcmd of vm2 killed: nothing left" nothing_left
+
+  fault $mode "$mode-stop" stop-daemon
+  check "[$mode] mcmd of vm2 stopped: exit status 69 (got $status) within 30 s (took ${took} s)" \
+    [ "$status" -eq 69 -a "$took" -le 30 ]
+  check "[$mode] mcmd of vm2 stopped: a daemon says vm2's daemon sent no heartbeat for 15 s" \
+    grep -qE "error: the MCM daemon of vm2 \(VM index 1, world rank 9\) has sent no heartbeat for 1[5-9]\.[0-9] s" \
+    "$work/$mode-stop.err"
+  check "[$mode] mcmd of vm2 stopped: ... and what it last said" \
+    grep -qE "its last heartbeat said: serving its ranks \(0 of 2 ranks finalized\)" "$work/$mode-stop.err"
+  check "[$mode] mcmd of vm2 stopped: nothing left" nothing_left
+
+  fault $mode "$mode-rank" kill-rank
+  check "[$mode] a rank killed: mcmrun exits non-zero (status $status) within 30 s (took ${took} s)" \
+    [ "$status" -ne 0 -a "$took" -le 30 ]
+  check "[$mode] a rank killed: nothing left" nothing_left
+
+  fault $mode "$mode-int" interrupt
+  check "[$mode] Ctrl-C: mcmrun exits non-zero (status $status) within 30 s (took ${took} s)" \
+    [ "$status" -ne 0 -a "$took" -le 30 ]
+  check "[$mode] Ctrl-C: nothing left" nothing_left
+done
+
+# Stalls.
+printf 'liveness:\n  stall_warning_s: 3\n' >"$work/stall.yaml"
+stall_run() {  # stall_run NAME [MCMRUN ARGS...]: rank 0 sleeps 8 s before receiving
+  local name=$1; shift
+  "$BUILD/bin/mcmrun" --mode relay "$@" --hostfile "$MCM_HOSTFILE" -np 4 --map-by node \
+    "$BUILD/test/system/sleepy_receiver" 8 48 </dev/null >"$work/$name.out" 2>"$work/$name.err"
+  status=$?
+}
+stall_run stall --config "$work/stall.yaml"
+warnings=$(grep -c "have not moved for" "$work/stall.err")
+check "a stalled receiver: everything delivered ($(tail -n 1 "$work/stall.out"))" \
+  [ "$status" -eq 0 ]
+check "a stalled receiver: one warning on stderr, from the receiver's daemon (got $warnings)" \
+  [ "$warnings" -eq 1 ]
+check "the warning names the pair, the bytes and since when" \
+  grep -qE "^mcmd\[vm1\]: warning: frames for rank 0 \(on vm1\), the latest from rank [1-3] \(on vm[2-4]\), have not moved for [3-9] s, since [0-9:]+ UTC: [0-9]+ frames, [0-9]+ bytes held" \
+  "$work/stall.err"
+stall_run quiet
+check "with the default stall_warning_s (60 s), the same run warns about nothing" \
+  [ "$status" -eq 0 -a "$(grep -c "have not moved" "$work/quiet.err")" -eq 0 ]
+
+# Strangers: a process in vm4 (a host of the job, but no process of it) floods the doorbell
+# of vm1's mcmd during a relay run. The socket's filter drops the datagrams in the kernel
+# (the socket's drops in /proc/net/udp), the daemon is not woken, and the job verifies.
+"$BUILD/bin/mcmrun" --mode relay --hostfile "$MCM_HOSTFILE" -np 8 "$BUILD/test/mpi/stress_p2p" \
+  -messages 100000 -total-bytes 400000000 </dev/null >"$work/flood.out" 2>"$work/flood.err" &
+job=$!
+wait_for "$work/flood.out" "stress_p2p: ranks 8" 60
+port=$(ip netns exec mcm-vm1 ss -H -uanp | awk '/"mcmd"/ {sub(".*:", "", $4); print $4; exit}')
+vm1_ip=$(ip netns exec mcm-vm1 ip -4 -o addr show scope global | awk '{sub("/.*", "", $4); print $4; exit}')
+# socket_drops: what /proc/net/udp counts for the doorbell (local ADDR:PORT in hex; the
+# last column counts drops: by the filter, and of rings when its buffer was full).
+socket_drops() {
+  ip netns exec mcm-vm1 awk -v p="$(printf ':%04X' "$port")" 'substr($2, 9) == p {print $NF}' /proc/net/udp
+}
+before=$(socket_drops)
+sent=$(ip netns exec mcm-vm4 "$BUILD/test/system/udp_flood" "$vm1_ip" "$port" 20000 3 | awk '{print $3}')
+drops=$(($(socket_drops) - before))
+wait $job
+status=$?
+verdict=$(grep -c "stress_p2p: OK" "$work/flood.out")
+check "a flood of $sent datagrams at vm1's mcmd doorbell: stress_p2p still OK (exit $status)" \
+  [ "$status" -eq 0 -a "$verdict" -eq 1 ]
+check "the kernel dropped them at the doorbell's socket (${drops:-?} drops of $sent)" \
+  [ "${drops:-0}" -ge $((sent * 9 / 10)) -a "$sent" -gt 0 ]
+finish
