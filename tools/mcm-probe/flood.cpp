@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <optional>
 #include <sstream>
@@ -121,8 +122,30 @@ void FloodAgent::drain_loop() {
     }
     if (fds[0].revents != 0) break;
     if (fds[1].revents & POLLIN) {
-      const int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
-      if (fd >= 0) streams.push_back(fd);
+      sockaddr_in from{};
+      socklen_t length = sizeof from;
+      const int fd = accept4(listen_fd_, reinterpret_cast<sockaddr*>(&from), &length, SOCK_CLOEXEC);
+      if (fd >= 0) {
+        bool welcome;
+        {
+          std::lock_guard<std::mutex> lock(peers_mutex_);
+          welcome = (peers_.empty() || peers_.count(ntohl(from.sin_addr.s_addr)) != 0) &&
+                    (max_streams_ == 0 || streams.size() < max_streams_);
+        }
+        if (welcome) {
+          streams.push_back(fd);
+        } else {
+          if (refused_++ == 0) {
+            char text[INET_ADDRSTRLEN] = "?";
+            inet_ntop(AF_INET, &from.sin_addr, text, sizeof text);
+            std::fprintf(stderr,
+                         "mcm-probe: flood agent: refused a connection from %s (a stranger, or "
+                         "beyond one open stream per rank); further ones are refused silently\n",
+                         text);
+          }
+          close(fd);
+        }
+      }
     }
     for (std::size_t k = 2; k < fds.size(); ++k) {
       if (fds[k].revents == 0) continue;
@@ -134,6 +157,20 @@ void FloodAgent::drain_loop() {
     }
   }
   for (int fd : streams) close(fd);
+}
+
+void FloodAgent::accept_only(const std::vector<std::string>& endpoints) {
+  std::set<std::uint32_t> peers;
+  for (const std::string& endpoint : endpoints) {
+    std::stringstream addresses(endpoint.substr(0, endpoint.rfind(':')));
+    std::string addr;
+    in_addr parsed{};
+    while (std::getline(addresses, addr, ','))
+      if (inet_pton(AF_INET, addr.c_str(), &parsed) == 1) peers.insert(ntohl(parsed.s_addr));
+  }
+  std::lock_guard<std::mutex> lock(peers_mutex_);
+  peers_ = std::move(peers);
+  max_streams_ = endpoints.size();
 }
 
 bool FloodAgent::start(const std::string& peer_endpoint, double rate_bytes_per_s,

@@ -5,10 +5,15 @@
 //
 // Every rank owns one FloodAgent. Its drain thread accepts streams on a port of its own
 // and discards what they carry; start() opens a stream to another rank's agent.
+// Strangers: once accept_only() has the probe's endpoints, a connection from any other
+// address is closed at once, and so is any beyond as many open streams as the probe has
+// ranks (counted: refused()).
 #pragma once
 
 #include <atomic>
 #include <cstdint>
+#include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -34,6 +39,12 @@ class FloodAgent {
   /// Stops the stream started last (no-op without one); returns the bytes it sent.
   std::uint64_t stop();
 
+  /// From now on, accepts streams only from the addresses of `endpoints` (endpoint()s of
+  /// the probe's ranks), at most as many open streams as there are endpoints.
+  void accept_only(const std::vector<std::string>& endpoints);
+  /// Connections closed at once: from strangers, or beyond the limit.
+  std::uint64_t refused() const { return refused_; }
+
  private:
   void drain_loop();
   void send_loop(int fd, double rate_bytes_per_s);
@@ -45,6 +56,10 @@ class FloodAgent {
   std::thread sender_;
   std::atomic<bool> sending_{false};
   std::atomic<std::uint64_t> sent_{0};
+  std::mutex peers_mutex_;         // accept_only() runs beside the drain thread
+  std::set<std::uint32_t> peers_;  // IPv4, host byte order; empty: anyone (start-up)
+  std::size_t max_streams_ = 0;    // 0: no limit
+  std::atomic<std::uint64_t> refused_{0};
 };
 
 }  // namespace probe

@@ -72,6 +72,7 @@ class Worker {
     std::vector<char> all(static_cast<std::size_t>(kLen) * n_);
     MPI_Allgather(mine, kLen, MPI_CHAR, all.data(), kLen, MPI_CHAR, comm_);
     for (int r = 0; r < n_; ++r) endpoints_.emplace_back(&all[static_cast<std::size_t>(r) * kLen]);
+    agent_->accept_only(endpoints_);  // streams from the probe's ranks only
   }
 
   /// Runs steps until kDone; rank 0 is the coordinator and returns the result there.
