@@ -61,6 +61,21 @@ no_process_left() {
   return 1
 }
 
+# wait_for FILE PATTERN SECONDS: true once FILE contains PATTERN.
+wait_for() {
+  for _ in $(seq $(($3 * 10))); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
+  return 1
+}
+
+# pid_in_vm I NAME: the pid of one process named NAME inside VM I (fails if none).
+pid_in_vm() {
+  local pid
+  for pid in $(ip netns pids "mcm-vm$1" 2>/dev/null); do
+    [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = "$2" ] && { echo "$pid"; return 0; }
+  done
+  return 1
+}
+
 # count_in_vm I NAME: number of processes named NAME inside VM I.
 count_in_vm() {
   local n=0 pid

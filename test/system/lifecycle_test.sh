@@ -15,11 +15,6 @@ work=$(mktemp -d)
 trap '"$TESTBED" down >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
 mcmrun=("$BUILD/bin/mcmrun" --mode off --hostfile "$MCM_HOSTFILE")
 
-# wait_for FILE PATTERN SECONDS: true once FILE contains PATTERN.
-wait_for() {
-  for _ in $(seq $(($3 * 10))); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
-  return 1
-}
 
 # 1. A normal run, with a variable exported as mpirun's -x does.
 "${mcmrun[@]}" -x MCM_TEST_EXPORTED=yes -np 6 "$BUILD/test/system/hold_app" "$work/go" \

@@ -22,19 +22,6 @@ testbed_up 4
 work=$(mktemp -d)
 trap '"$TESTBED" down >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
 
-# wait_for FILE PATTERN SECONDS: true once FILE contains PATTERN.
-wait_for() {
-  for _ in $(seq $(($3 * 10))); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
-  return 1
-}
-# pid_in_vm I NAME: one process named NAME inside VM I.
-pid_in_vm() {
-  local pid
-  for pid in $(ip netns pids "mcm-vm$1" 2>/dev/null); do
-    [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = "$2" ] && { echo "$pid"; return 0; }
-  done
-  return 1
-}
 nothing_left() { no_process_left mcmd && no_process_left stress_p2p && no_process_left orted; }
 
 # fault MODE NAME ACTION: starts a long stress_p2p run, waits until it is under way, does
