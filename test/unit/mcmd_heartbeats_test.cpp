@@ -3,8 +3,8 @@
 // daemon that stops ticking (killed, stopped) is reported once by each peer after the
 // timeout, with its last heartbeat; a daemon that was itself held up forgives its peers
 // once; malformed heartbeats are refused, not trusted; stop() ends all judging.
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <memory>
 #include <vector>
 
