@@ -136,7 +136,7 @@ TEST_CASE("a job too large for the kernel's filter: drain() still ignores strang
   CHECK(bell.ignored() == 3);
 }
 
-TEST_CASE("one drain reads at most kMaxDatagramsPerDrain datagrams; a flood waits its turn") {
+TEST_CASE("one drain reads at most kMaxDatagramsPerDrain datagrams, a flood waits its turn") {
   mcm::Doorbell bell;
   REQUIRE(bell.open(/*listen=*/true));
   mcm::Doorbell stranger;
