@@ -1,6 +1,6 @@
 #include "rank_notes.h"
 
-#include <regex>
+#include <cctype>
 
 namespace mcmrun {
 
@@ -9,30 +9,47 @@ RankNotes::RankNotes(std::optional<long> application_ranks, std::vector<std::str
   if (daemon_hosts_.empty()) daemon_hosts_.push_back("this machine");
 }
 
+namespace {
+
+/// The world ranks `line` names the way Open MPI 4.1's messages do: "process rank N",
+/// "invoked on rank N", "Process name: [[J,S],N]".
+std::vector<long> named_ranks(std::string_view line) {
+  std::vector<long> ranks;
+  const auto number_at = [&](std::size_t at) {
+    std::size_t end = at;
+    while (end < line.size() && end - at < 9 && std::isdigit(static_cast<unsigned char>(line[end])))
+      ++end;
+    if (end > at) ranks.push_back(std::stol(std::string(line.substr(at, end - at))));
+  };
+  for (std::string_view marker : {"process rank ", "invoked on rank "})
+    for (std::size_t at = line.find(marker); at != std::string_view::npos;
+         at = line.find(marker, at + 1))
+      number_at(at + marker.size());
+  constexpr std::string_view kName = "Process name: [[";
+  for (std::size_t at = line.find(kName); at != std::string_view::npos;
+       at = line.find(kName, at + 1)) {
+    const std::size_t close = line.find("],", at);
+    if (close != std::string_view::npos) number_at(close + 2);
+  }
+  return ranks;
+}
+
+}  // namespace
+
 std::optional<std::string> RankNotes::note(std::string_view line) {
-  // Open MPI 4.1's ways of naming a process of the job in its messages.
-  static const std::regex kNamed(
-      R"(process rank (\d+)|invoked on rank (\d+)|Process name: \[\[\d+,\d+\],(\d+)\])");
   std::optional<std::string> out;
-  const std::string text(line);
-  for (auto it = std::sregex_iterator(text.begin(), text.end(), kNamed);
-       it != std::sregex_iterator(); ++it) {
-    std::string digits;
-    for (std::size_t group = 1; group < it->size(); ++group)
-      if ((*it)[group].matched) digits = (*it)[group].str();
-    if (digits.size() > 9) continue;
+  for (const long rank : named_ranks(line)) {
     if (!application_ranks_) {
       unplaced_ = true;
       continue;
     }
-    const long rank = std::stol(digits);
     const long daemon = rank - *application_ranks_;
     if (daemon < 0 || daemon >= static_cast<long>(daemon_hosts_.size())) continue;
     if (!noted_.insert(rank).second) continue;
-    std::string text_note = "mcmrun: world rank " + std::to_string(rank) +
-                            " is not an application rank: it is mcmd, the MCM daemon of " +
-                            daemon_hosts_[static_cast<std::size_t>(daemon)];
-    out = out ? *out + "\n" + text_note : text_note;
+    const std::string text = "mcmrun: world rank " + std::to_string(rank) +
+                             " is not an application rank: it is mcmd, the MCM daemon of " +
+                             daemon_hosts_[static_cast<std::size_t>(daemon)];
+    out = out ? *out + "\n" + text : text;
   }
   return out;
 }
