@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "mcm/protocol/codec.h"
 #include "mcm/protocol/version.h"
 
 namespace mcm {
@@ -80,14 +81,6 @@ void check_wire_version(Role role, int world_rank, int world_size) {
   PMPI_Barrier(MPI_COMM_WORLD);  // never completes: rank 0 aborts the job
 }
 
-/// Per-process record exchanged in step 5.
-struct Entry {
-  int role;
-  int vm;
-  int doorbell_ipv4;  // DoorbellAddress, as ints for MPI_INT
-  int doorbell_port;
-};
-
 }  // namespace
 
 Layout bootstrap(Role role, DoorbellAddress doorbell) {
@@ -127,28 +120,25 @@ Layout bootstrap(Role role, DoorbellAddress doorbell) {
   int vm_of_my_daemon = l.vm;
   PMPI_Allreduce(&vm_of_my_daemon, &l.vm, 1, MPI_INT, MPI_MAX, l.node_comm);
 
-  const Entry me{static_cast<int>(role), l.vm, static_cast<int>(doorbell.ipv4),
-                 static_cast<int>(doorbell.port)};
-  std::vector<Entry> all(static_cast<size_t>(l.world_size));
+  const protocol::StartupRecord me{static_cast<int>(role), l.vm, static_cast<int>(doorbell.ipv4),
+                                   static_cast<int>(doorbell.port)};
+  std::vector<protocol::StartupRecord> all(static_cast<size_t>(l.world_size));
   PMPI_Allgather(&me, 4, MPI_INT, all.data(), 4, MPI_INT, MPI_COMM_WORLD);
-
-  l.vm_of_world_rank.resize(all.size());
+  const auto map = protocol::read_job_map(all.data(), all.size());
+  if (!map) {
+    // Every process read the same records: each fails alike, world rank 0 says why.
+    if (l.world_rank == 0)
+      std::fprintf(stderr, "mcm: start-up: the job's processes do not describe one job: %s\n",
+                   map.error.c_str());
+    PMPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  l.vm_of_world_rank = map->vm_of_world_rank;
+  l.world_rank_of_app_rank = map->world_rank_of_app_rank;
+  l.daemon_of_vm = map->daemon_of_vm;
+  l.daemon_count = static_cast<int>(map->daemon_of_vm.size());
   l.doorbell_of_world_rank.resize(all.size());
-  for (size_t r = 0; r < all.size(); ++r) {
-    l.vm_of_world_rank[r] = all[r].vm;
-    l.doorbell_of_world_rank[r] = DoorbellAddress{static_cast<std::uint32_t>(all[r].doorbell_ipv4),
-                                                  static_cast<std::uint16_t>(all[r].doorbell_port)};
-    if (all[r].role == static_cast<int>(Role::daemon)) {
-      l.daemon_count = std::max(l.daemon_count, all[r].vm + 1);
-    } else {
-      l.world_rank_of_app_rank.push_back(static_cast<int>(r));
-    }
-  }
-  l.daemon_of_vm.assign(static_cast<size_t>(l.daemon_count), -1);
-  for (size_t r = 0; r < all.size(); ++r) {
-    if (all[r].role != static_cast<int>(Role::daemon)) continue;
-    l.daemon_of_vm[static_cast<size_t>(all[r].vm)] = static_cast<int>(r);
-  }
+  for (size_t r = 0; r < all.size(); ++r)
+    l.doorbell_of_world_rank[r] = DoorbellAddress{map->doorbell_ipv4[r], map->doorbell_port[r]};
   return l;
 }
 

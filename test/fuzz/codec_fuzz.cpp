@@ -1,7 +1,7 @@
 // A fuzz driver for every decoder of the protocol's codec (mcm/protocol/codec.h): random
 // bytes, and valid messages mutated (bytes flipped, cut short, lengthened, fields set to
-// extremes), through read_envelope, read_late_reports, read_probe, read_probe_reply and
-// read_heartbeat.
+// extremes), through read_envelope, read_late_reports, read_probe, read_probe_reply,
+// read_heartbeat and read_job_map (the start-up records).
 // Built with AddressSanitizer and UndefinedBehaviorSanitizer (test/fuzz/CMakeLists.txt),
 // so a read past the bytes or an overflow ends the run with the sanitizer's report. Every
 // accepted message must also satisfy what the decoder promises (sizes agree, chunks lie
@@ -208,6 +208,41 @@ void heartbeat_case(std::uint64_t n) {
     broken("accepted a heartbeat that breaks its rules", n);
 }
 
+void job_map_case(std::uint64_t n) {
+  // A valid job: daemons of VMs 0..d-1, then ranks on them; then perhaps garbled.
+  const int daemons = static_cast<int>(below(5));
+  const int ranks = 1 + static_cast<int>(below(8));
+  std::vector<StartupRecord> job;
+  for (int r = 0; r < ranks; ++r)
+    job.push_back({0, daemons == 0 ? -1 : static_cast<std::int32_t>(below(daemons)), 1, 1});
+  for (int v = 0; v < daemons; ++v)
+    job.push_back({1, v, 2, static_cast<std::int32_t>(below(65536))});
+  std::vector<char> bytes(job.size() * sizeof(StartupRecord));
+  std::memcpy(bytes.data(), job.data(), bytes.size());
+  if (below(4) == 0) {
+    const auto read = read_job_map(job.data(), job.size());
+    if (!read || read->daemon_of_vm.size() != static_cast<std::size_t>(daemons) ||
+        read->world_rank_of_app_rank.size() != static_cast<std::size_t>(ranks))
+      broken("a valid job map did not read back", n);
+    return;
+  }
+  auto in = garbled(std::move(bytes), 300);
+  in.resize(in.size() / sizeof(StartupRecord) *
+            sizeof(StartupRecord));  // whole records (MPI_INT x 4)
+  std::vector<StartupRecord> records(in.size() / sizeof(StartupRecord));
+  if (!in.empty()) std::memcpy(records.data(), in.data(), in.size());
+  const auto read = read_job_map(records.data(), records.size());
+  if (!read) return;
+  const std::size_t vms = read->daemon_of_vm.size();
+  for (std::size_t r = 0; r < records.size(); ++r)
+    if (read->vm_of_world_rank[r] < -1 || read->vm_of_world_rank[r] >= static_cast<int>(vms))
+      broken("accepted a job map with a VM outside the job", n);
+  for (int d : read->daemon_of_vm)
+    if (d < 0 || d >= static_cast<int>(records.size()) ||
+        records[static_cast<std::size_t>(d)].role != 1)
+      broken("accepted a job map whose daemons are not daemons", n);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -216,7 +251,7 @@ int main(int argc, char** argv) {
   rng.seed(seed);
   const auto start = std::chrono::steady_clock::now();
   for (std::uint64_t n = 0; n < cases; ++n) {
-    switch (n % 5) {
+    switch (n % 6) {
       case 0:
         envelope_case(n);
         break;
@@ -229,15 +264,18 @@ int main(int argc, char** argv) {
       case 3:
         probe_reply_case(n);
         break;
-      default:
+      case 4:
         heartbeat_case(n);
+        break;
+      default:
+        job_map_case(n);
         break;
     }
   }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::printf(
-      "mcm_codec_fuzz: %llu cases (seed %llu) through 5 decoders in %.1f s: %d broken promises\n",
+      "mcm_codec_fuzz: %llu cases (seed %llu) through 6 decoders in %.1f s: %d broken promises\n",
       (unsigned long long)cases, (unsigned long long)seed, seconds, failures);
   return failures == 0 ? 0 : 1;
 }

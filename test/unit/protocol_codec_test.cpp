@@ -208,6 +208,11 @@ TEST_CASE("codec: probe replies for another job size are refused", "[protocol]")
   const auto huge = read_probe_reply(bytes.data(), bytes.size(), 3);
   CHECK_FALSE(huge);
   CHECK_THAT(huge.error, Catch::Contains("in a job of 3"));
+  // A negative job size (the fuzzer's find): a header saying -1 in a bare header.
+  lying.vm_count = -1;
+  std::vector<char> bare(sizeof lying);
+  std::memcpy(bare.data(), &lying, sizeof lying);
+  CHECK(read_probe_reply(bare.data(), bare.size(), -1).error == "probe reply for a job of -1 VMs");
 }
 
 TEST_CASE("codec: heartbeats are one whole Heartbeat that keeps its rules", "[protocol]") {
@@ -238,4 +243,37 @@ TEST_CASE("codec: heartbeats are one whole Heartbeat that keeps its rules", "[pr
   CHECK(with([](Heartbeat& c) { c.ranks_finalized = 5; }) ==
         "heartbeat with 5 of 4 ranks finalized");
   CHECK(with([](Heartbeat& c) { c.ranks = -1; }) == "heartbeat with 4 of -1 ranks finalized");
+}
+
+TEST_CASE("codec: start-up records must describe one job", "[protocol]") {
+  // Ranks 0-2 on VMs 0, 1, 0; daemons of VMs 1 and 0 at world ranks 3 and 4.
+  std::vector<StartupRecord> job = {{0, 0, 0x0a000001, 5000},
+                                    {0, 1, 0x0a000002, 5001},
+                                    {0, 0, 0x0a000001, 5002},
+                                    {1, 1, 0x0a000002, 6000},
+                                    {1, 0, 0x0a000001, 6001}};
+  const auto map = read_job_map(job.data(), job.size());
+  REQUIRE(map);
+  CHECK(map->daemon_of_vm == std::vector<int>{4, 3});
+  CHECK(map->world_rank_of_app_rank == std::vector<int>{0, 1, 2});
+  CHECK(map->vm_of_world_rank == std::vector<int>{0, 1, 0, 1, 0});
+  CHECK(map->doorbell_port[3] == 6000);
+  auto with = [&](std::size_t r, auto change) {
+    std::vector<StartupRecord> copy = job;
+    change(copy[r]);
+    return read_job_map(copy.data(), copy.size()).error;
+  };
+  CHECK(with(1, [](StartupRecord& e) { e.role = 2; }) == "world rank 1: role 2");
+  CHECK(with(0, [](StartupRecord& e) { e.vm = 7; }) ==
+        "world rank 0: application rank of VM 7 in a job of 2 daemons");
+  CHECK(with(3, [](StartupRecord& e) { e.vm = -1; }) ==
+        "world rank 3: daemon of VM -1 in a job of 2 daemons");
+  CHECK(with(4, [](StartupRecord& e) { e.vm = 1; }) ==
+        "world rank 4: a second daemon of VM 1 (the first: world rank 3)");
+  CHECK(with(2, [](StartupRecord& e) { e.doorbell_port = 70000; }) ==
+        "world rank 2: doorbell port 70000");
+  const std::vector<StartupRecord> daemons_only = {{1, 0, 0, 0}};
+  CHECK(read_job_map(daemons_only.data(), 1).error == "no application rank among 1 processes");
+  const std::vector<StartupRecord> no_daemons = {{0, -1, 0, 0}, {0, -1, 0, 0}};
+  CHECK(read_job_map(no_daemons.data(), 2));  // libmcm under plain mpirun: allowed
 }

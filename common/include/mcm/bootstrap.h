@@ -13,6 +13,9 @@
 //   3. PMPI_Comm_split_type(world, SHARED) -> this VM's processes (a VM is an MPI node)
 //   4. PMPI_Allgather on the node          -> who on this VM is the daemon
 //   5. PMPI_Allgather on world             -> role, VM index and doorbell of every world rank
+//                                             (protocol::StartupRecord, checked by
+//                                             protocol::read_job_map; the job aborts on
+//                                             records that do not describe one job)
 //
 // Both sides must call it, in the same order relative to any other collective on world,
 // or the job deadlocks: keep this file the single place that defines the protocol.

@@ -97,6 +97,9 @@ std::vector<char> write_probe_reply(ProbeAnswer answer) {
 
 Decoded<ProbeAnswer> read_probe_reply(const char* data, std::size_t bytes, int vm_count) {
   ProbeAnswer answer;
+  if (vm_count < 0)
+    return Decoded<ProbeAnswer>::failure("probe reply for a job of " + std::to_string(vm_count) +
+                                         " VMs");
   const std::size_t expected =
       sizeof answer.head + static_cast<std::size_t>(std::max(0, vm_count)) * sizeof(double);
   if (bytes != expected)
@@ -126,6 +129,44 @@ Decoded<Heartbeat> read_heartbeat(const char* data, std::size_t bytes) {
     return Decoded<Heartbeat>::failure("heartbeat with " + std::to_string(h.ranks_finalized) +
                                        " of " + std::to_string(h.ranks) + " ranks finalized");
   return Decoded<Heartbeat>{h, {}};
+}
+
+Decoded<JobMap> read_job_map(const StartupRecord* records, std::size_t count) {
+  using Result = Decoded<JobMap>;
+  const auto at = [](std::size_t r) { return "world rank " + std::to_string(r) + ": "; };
+  JobMap map;
+  std::size_t daemons = 0;
+  for (std::size_t r = 0; r < count; ++r) {
+    const StartupRecord& e = records[r];
+    if (e.role != 0 && e.role != 1)
+      return Result::failure(at(r) + "role " + std::to_string(e.role));
+    if (e.doorbell_port < 0 || e.doorbell_port > 65535)
+      return Result::failure(at(r) + "doorbell port " + std::to_string(e.doorbell_port));
+    daemons += e.role == 1 ? 1 : 0;
+  }
+  map.daemon_of_vm.assign(daemons, -1);
+  for (std::size_t r = 0; r < count; ++r) {
+    const StartupRecord& e = records[r];
+    if (e.vm < -1 || e.vm >= static_cast<std::int64_t>(daemons) || (e.role == 1 && e.vm < 0))
+      return Result::failure(at(r) + (e.role == 1 ? "daemon" : "application rank") + " of VM " +
+                             std::to_string(e.vm) + " in a job of " + std::to_string(daemons) +
+                             " daemons");
+    if (e.role == 1) {
+      int& daemon = map.daemon_of_vm[static_cast<std::size_t>(e.vm)];
+      if (daemon >= 0)
+        return Result::failure(at(r) + "a second daemon of VM " + std::to_string(e.vm) +
+                               " (the first: world rank " + std::to_string(daemon) + ")");
+      daemon = static_cast<int>(r);
+    } else {
+      map.world_rank_of_app_rank.push_back(static_cast<int>(r));
+    }
+    map.vm_of_world_rank.push_back(e.vm);
+    map.doorbell_ipv4.push_back(static_cast<std::uint32_t>(e.doorbell_ipv4));
+    map.doorbell_port.push_back(static_cast<std::uint16_t>(e.doorbell_port));
+  }
+  if (map.world_rank_of_app_rank.empty())
+    return Result::failure("no application rank among " + std::to_string(count) + " processes");
+  return Result{std::move(map), {}};
 }
 
 }  // namespace mcm::protocol

@@ -9,6 +9,7 @@
 //   probe        Probe, then zero padding up to Probe::bytes (<= kMaxProbeBytes).
 //   probe reply  ProbeReply, then vm_count doubles (the job's VM count).
 //   heartbeat    Heartbeat (40 bytes).
+//   start-up     StartupRecord[world size] (mcm/bootstrap.h step 5): one per process.
 #pragma once
 
 #include <cstddef>
@@ -67,6 +68,28 @@ std::vector<char> write_probe_reply(ProbeAnswer answer);
 /// A reply of `bytes` bytes in a job of `vm_count` VMs: fails unless it is a header
 /// saying `vm_count` followed by exactly that many doubles.
 Decoded<ProbeAnswer> read_probe_reply(const char* data, std::size_t bytes, int vm_count);
+
+/// Start-up step 5 (mcm/bootstrap.h): what every process tells every other one, as ints.
+struct StartupRecord {
+  std::int32_t role = 0;           ///< 0: application rank, 1: daemon (mcm::Role)
+  std::int32_t vm = -1;            ///< its VM index, -1 on a VM without a daemon
+  std::int32_t doorbell_ipv4 = 0;  ///< DoorbellAddress, 0 0: none
+  std::int32_t doorbell_port = 0;
+};
+static_assert(sizeof(StartupRecord) == 16, "part of the wire format");
+
+/// What the records of the whole job say (into mcm::Layout).
+struct JobMap {
+  std::vector<int> vm_of_world_rank;
+  std::vector<std::uint32_t> doorbell_ipv4;  ///< by world rank
+  std::vector<std::uint16_t> doorbell_port;
+  std::vector<int> world_rank_of_app_rank;
+  std::vector<int> daemon_of_vm;  ///< world rank of each VM's daemon
+};
+/// The job map of `count` records (one per world rank): fails unless every role is 0 or
+/// 1, every VM is -1 or a daemon's, the daemons' VMs are exactly 0..daemons-1 once each,
+/// every port is 0..65535, and there is at least one application rank.
+Decoded<JobMap> read_job_map(const StartupRecord* records, std::size_t count);
 
 /// A heartbeat of `bytes` bytes: fails unless it is exactly one Heartbeat with a
 /// sequence from 1, a known phase and 0 <= ranks_finalized <= ranks.
