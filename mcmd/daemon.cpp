@@ -101,6 +101,8 @@ Outcome Daemon::run() {
   if (runtime_) runtime_->log_summary();
   if (bell_.ignored() > 0)
     log_->info("doorbell: {} datagrams from outside the job ignored", bell_.ignored());
+  if (heartbeats_.refused() > 0)
+    log_->warn("liveness: {} malformed heartbeats refused", heartbeats_.refused());
   log_cpu_time();
   return outcome_;
 }

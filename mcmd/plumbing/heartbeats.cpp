@@ -66,9 +66,9 @@ void Heartbeats::receive(Clock::time_point now) {
     const bool known = probed->source >= 0 && probed->source < layout_.daemon_count &&
                        probed->source != layout_.vm;
     if (!heartbeat || !known) {
-      ++refused_;
-      log_->error("liveness: refused a heartbeat from daemon {}: {}", probed->source,
-                  heartbeat ? "not a peer" : heartbeat.error);
+      if (refused_++ == 0)  // the first, then only counted (the summary says how many)
+        log_->error("liveness: refused a heartbeat from daemon {}: {}", probed->source,
+                    heartbeat ? "not a peer" : heartbeat.error);
       continue;
     }
     Peer& peer = peers_[static_cast<std::size_t>(probed->source)];
