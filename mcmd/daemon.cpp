@@ -61,7 +61,7 @@ Daemon::Daemon(const Layout& layout, const DaemonOptions& options, const Doorbel
     relay_ = std::make_unique<Relay>(layout_, poller_, doorbell, settings, vm_names_, log_);
     runtime_ = std::make_unique<Runtime>(
         layout_, poller_, io_, doorbell, options.runtime,
-        options.topology ? &*options.topology : nullptr, relay_->vm_names(), relay_->static_vias(),
+        options.topology ? &*options.topology : nullptr, vm_names_, relay_->static_vias(),
         estimate_clock_offsets(layout_, poller_.transport()), options.mode == Mode::adaptive, log_);
     relay_->set_dynamic_routes([this](int vm) { return runtime_->via(vm); });
     runtime_->set_backlog([this](int vm) { return relay_->unmatched_at(vm); });
@@ -261,12 +261,10 @@ void Daemon::listen_to_doorbell() {
 
 void Daemon::warn_of_strangers() {
   strangers_warned_ = true;
-  const DoorbellAddress from = bell_.first_stranger();
   log_->warn(
-      "doorbell: ignoring datagrams from {}.{}.{}.{}:{}, which is no process of this job "
-      "(further ones are only counted in the log)",
-      from.ipv4 >> 24, (from.ipv4 >> 16) & 0xff, (from.ipv4 >> 8) & 0xff, from.ipv4 & 0xff,
-      from.port);
+      "doorbell: ignoring datagrams from {}, which is no process of this job (further ones are "
+      "only counted in the log)",
+      to_string(bell_.first_stranger()));
 }
 
 void Daemon::finish(bool clean) {

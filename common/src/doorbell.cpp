@@ -126,13 +126,17 @@ DoorbellAddress Doorbell::first_stranger() const {
                          static_cast<std::uint16_t>(packed & 0xffff)};
 }
 
-bool Doorbell::accepted(const void* from) const {
+std::string to_string(const DoorbellAddress& address) {
+  const in_addr raw{htonl(address.ipv4)};
+  char text[INET_ADDRSTRLEN] = "?";
+  inet_ntop(AF_INET, &raw, text, sizeof text);
+  return std::string(text) + ":" + std::to_string(address.port);
+}
+
+bool Doorbell::accepted(std::uint32_t ipv4, std::uint16_t port) const {
   if (!filtering_) return true;
-  sockaddr_in source{};
-  std::memcpy(&source, from, sizeof source);
-  const std::uint64_t packed =
-      std::uint64_t{ntohl(source.sin_addr.s_addr)} << 16 | ntohs(source.sin_port);
-  if (source.sin_family == AF_INET && peers_.count(packed) != 0) return true;
+  const std::uint64_t packed = std::uint64_t{ipv4} << 16 | port;
+  if (peers_.count(packed) != 0) return true;
   if (ignored_.fetch_add(1, std::memory_order_relaxed) == 0)
     first_stranger_.store(packed, std::memory_order_relaxed);
   return false;
@@ -156,7 +160,8 @@ int Doorbell::drain(std::vector<Ring>* keyed) const {
     message.msg_controllen = want_stamps ? sizeof control : 0;
     const ssize_t got = recvmsg(fd_, &message, MSG_DONTWAIT);
     if (got < 0) break;
-    if (!accepted(&from)) continue;
+    if (from.sin_family != AF_INET || !accepted(ntohl(from.sin_addr.s_addr), ntohs(from.sin_port)))
+      continue;
     ++rings;
     if (!want_stamps || got != static_cast<ssize_t>(sizeof key) || key == 0)
       continue;  // an unkeyed ring, or nobody asked for stamps

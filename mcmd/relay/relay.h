@@ -88,8 +88,6 @@ class Relay {
   /// Frames held here now, and their bytes (the daemon's heartbeats say it).
   std::size_t frames_held() const { return pool_.frames_held(); }
   std::size_t bytes_held() const { return pool_.held(); }
-  /// Every VM's host name, by VM index.
-  const std::vector<std::string>& vm_names() const { return vm_names_; }
   /// Per destination VM: the via of the static route that decides this VM's traffic to
   /// it, -1 where none does.
   std::vector<int> static_vias() const;

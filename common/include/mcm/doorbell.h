@@ -34,6 +34,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <string>
 #include <unordered_set>
 #include <vector>
 
@@ -44,6 +45,9 @@ struct DoorbellAddress {
   std::uint16_t port = 0;
   bool valid() const { return ipv4 != 0 && port != 0; }
 };
+
+/// "A.B.C.D:PORT", for messages.
+std::string to_string(const DoorbellAddress& address);
 
 /// A keyed ring as drained: its key and when it reached this host (wall seconds).
 struct Ring {
@@ -85,8 +89,8 @@ class Doorbell {
   DoorbellAddress first_stranger() const;
 
  private:
-  /// Whether a datagram from `from` (network byte order) is a ring; counts strangers.
-  bool accepted(const void* from) const;
+  /// Whether a datagram from `ipv4`:`port` (host byte order) is a ring; counts strangers.
+  bool accepted(std::uint32_t ipv4, std::uint16_t port) const;
 
   int fd_ = -1;
   bool stamped_ = false;
