@@ -223,7 +223,8 @@ void Engine::send_ack(const protocol::Envelope& of) {
   ack.destination = of.source;
   ack.context = of.context;
   ack.msg_id = of.msg_id;
-  frames_.send(ack, nullptr, nullptr);
+  frames_.send(ack, FrameIO::Payload{}, nullptr);
+  note_frames_waiting();
   ++counters_.match_acks_sent;
 }
 

@@ -52,6 +52,7 @@ bool Engine::progress() {
   bool moved = frames_.poll([this](const protocol::Envelope& e, const char* p) { on_frame(e, p); },
                             [this](Op* op) { on_sent(op); });
   if (!natives_.empty()) moved = poll_natives() || moved;
+  note_frames_waiting();
   last_progress_end_ = mcm::wall_seconds();
   late_.poll(last_progress_end_);
   return moved;

@@ -45,7 +45,8 @@ void Engine::start(const mcm::Layout& layout, std::size_t chunk_bytes, bool adap
   reporting_ = layout.local_daemon >= 0;
   last_progress_end_ = gap_start_ = gap_end_ = mcm::wall_seconds();
   contexts_.start(layout.role_comm, mutex_);
-  native_collectives_ = adaptive_ && progress_hook::install(*this);
+  hook_installed_ = progress_hook::install(*this);
+  native_collectives_ = adaptive_ && hook_installed_;
   PMPI_Comm_dup(MPI_COMM_SELF, &self_);
   active_ = true;
 }
@@ -75,8 +76,8 @@ void Engine::stop() {
   }
   natives_.clear();
   native_ops_.clear();
-  if (native_collectives_) progress_hook::uninstall();
-  native_collectives_ = false;
+  if (hook_installed_) progress_hook::uninstall();
+  hook_installed_ = native_collectives_ = false;
   frames_.stop();
   active_ = false;
   contexts_.stop();
@@ -155,13 +156,18 @@ void Engine::send_by(Op* op, Context* c, SendPath path) {
 }
 
 void Engine::send_frames(Op* op, const Context& c, const void* buf) {
-  const Layout1D layout = describe(buf, op->count, op->type);
-  std::vector<char> packed;
-  const char* payload = layout.base;
-  if (payload == nullptr) {
-    packed = pack(buf, op->count, op->type);
-    payload = packed.data();
+  Layout1D layout = describe(buf, op->count, op->type);
+  if (op->mode == SendMode::buffered && op->payload_copy.empty() && layout.bytes > 0) {
+    // MPI_Bsend completes now: its frames read the operation's own copy (the attached
+    // buffer's role; a held send was copied already).
+    op->payload_copy = pack(buf, op->count, op->type);
+    layout = Layout1D{op->payload_copy.data(), op->payload_copy.size()};
   }
+  // Otherwise the frames read the application's buffer as they leave: MPI lets the
+  // application touch it again only once the send completed, after its last frame.
+  const FrameIO::Payload payload = layout.base != nullptr
+                                       ? FrameIO::Payload::contiguous(layout.base)
+                                       : FrameIO::Payload::packed_later(buf, op->count, op->type);
   protocol::Envelope e;
   e.flags = op->mode == SendMode::synchronous ? protocol::kFlagSync : 0;
   e.source = layout_->world_rank;
@@ -176,6 +182,7 @@ void Engine::send_frames(Op* op, const Context& c, const void* buf) {
   e.t_send = mcm::wall_seconds();
   op->bytes = layout.bytes;
   op->frames_in_flight = frames_.send(e, payload, op);
+  note_frames_waiting();
   ++counters_.messages_sent;
   counters_.bytes_sent += layout.bytes;
   counters_.frames_sent += static_cast<std::uint64_t>(op->frames_in_flight);

@@ -35,6 +35,7 @@
 #include "engine/late_arrivals.h"
 #include "engine/matching.h"
 #include "engine/op.h"
+#include "engine/progress_hook.h"
 
 namespace mcm::engine {
 
@@ -230,6 +231,14 @@ class Engine {
   bool blocking_ = false;
   bool multithreaded_ = false;
   bool native_collectives_ = false;
+  bool hook_installed_ = false;  ///< progress_hook.h: in both modes (frames waiting)
+  bool frames_waiting_ = false;  ///< as last told to progress_hook::set_frames_waiting
+  /// Tells the progress hook whether frames wait in the lanes, when that changed.
+  void note_frames_waiting() {
+    if (frames_.frames_waiting() == frames_waiting_) return;
+    frames_waiting_ = !frames_waiting_;
+    progress_hook::set_frames_waiting(frames_waiting_);
+  }
   std::vector<MPI_Request> natives_;   ///< contiguous for PMPI_Testsome / Waitany
   std::vector<Op*> native_ops_;        ///< native_ops_[i] owns natives_[i]
   std::vector<MPI_Request> wait_set_;  ///< block() scratch

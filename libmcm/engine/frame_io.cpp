@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "engine/datatype.h"
 #include "mcm/protocol/codec.h"
 
 namespace mcm::engine {
@@ -76,37 +77,69 @@ void FrameIO::completed(std::size_t index, const MPI_Request& left, const MPI_St
   sends_completed_ = true;
 }
 
-void FrameIO::post(std::unique_ptr<char[]> buffer, int bytes, int hop, int tag, Op* op,
-                   Lane* lane) {
+void FrameIO::count_held(std::size_t bytes) {
+  held_bytes_ += bytes;
+  peak_held_bytes_ = std::max(peak_held_bytes_, held_bytes_);
+}
+
+void FrameIO::post_next_frame(Outgoing& m, Lane& lane) {
+  protocol::Envelope& e = m.envelope;
+  const char* payload = m.payload.bytes;
+  if (payload == nullptr && e.message_bytes > 0) {
+    if (m.packed.empty()) {  // its first frame: pack the message now, once
+      m.packed = pack(m.payload.buf, m.payload.count, m.payload.type);
+      count_held(m.packed.size());
+    }
+    payload = m.packed.data();
+  }
+  const std::size_t n =
+      static_cast<std::size_t>(std::min<std::uint64_t>(chunk_bytes_, e.message_bytes - e.offset));
+  e.chunk_bytes = static_cast<std::uint32_t>(n);
+  const std::size_t bytes = sizeof e + n;
+  std::unique_ptr<char[]> buffer(new char[bytes]);
+  protocol::write_envelope(e, buffer.get());
+  if (n > 0) std::memcpy(buffer.get() + sizeof e, payload + e.offset, n);
+  e.offset += n;
+  --m.frames_left;
+  --waiting_frames_;
+  if (m.frames_left == 0 && !m.packed.empty()) {
+    count_freed(m.packed.size());
+    std::vector<char>().swap(m.packed);
+  }
+  count_held(bytes);
+
   MPI_Request request;
-  if (lane != nullptr && (bytes <= kRendezvousFromBytes || hop != layout_->local_daemon)) {
+  const bool to_daemon = m.hop != e.destination;
+  if (to_daemon && (bytes <= kRendezvousFromBytes || m.hop != layout_->local_daemon)) {
     // An eager frame (on TCP, to another VM's daemon, up to 64 KiB): only a synchronous
     // send tells when the daemon matched it.
-    transport_->issend(buffer.get(), bytes, hop, tag, layout_->private_comm, &request);
+    transport_->issend(buffer.get(), static_cast<int>(bytes), m.hop, lane.tag,
+                       layout_->private_comm, &request);
   } else {
-    // Above the eager limit the send completes only once matched anyway (rendezvous).
-    transport_->isend(buffer.get(), bytes, hop, tag, layout_->private_comm, &request);
+    // Above the eager limit the send completes only once matched anyway (rendezvous); a
+    // frame straight to its rank completes as any MPI send does.
+    transport_->isend(buffer.get(), static_cast<int>(bytes), m.hop, lane.tag, layout_->private_comm,
+                      &request);
   }
-  const std::size_t charge =
-      lane != nullptr ? protocol::charge(static_cast<std::size_t>(bytes)) : 0;
-  if (lane != nullptr) lane->unmatched += charge;
+  const std::size_t charge = protocol::charge(bytes);
+  lane.unmatched += charge;
   requests_.push_back(request);
-  posted_.push_back(Posted{std::move(buffer), op, lane, charge});
+  posted_.push_back(Posted{std::move(buffer), m.op, &lane, charge, bytes});
 }
 
 void FrameIO::post_waiting(Lane& lane) {
   int rung = -1;
-  while (!lane.waiting.empty() &&
-         (lane.unmatched == 0 ||
-          lane.unmatched + protocol::charge(static_cast<std::size_t>(lane.waiting.front().bytes)) <=
-              lane_window_bytes_)) {
-    Waiting& w = lane.waiting.front();
-    const int hop = w.hop;
-    post(std::move(w.buffer), w.bytes, hop, lane.tag, w.op, &lane);
-    lane.waiting.pop_front();
+  while (!lane.waiting.empty()) {
+    Outgoing& m = lane.waiting.front();
+    const std::size_t next = sizeof(protocol::Envelope) +
+                             static_cast<std::size_t>(std::min<std::uint64_t>(
+                                 chunk_bytes_, m.envelope.message_bytes - m.envelope.offset));
+    if (lane.unmatched != 0 && lane.unmatched + protocol::charge(next) > lane_window_bytes_) break;
+    const int hop = m.hop;
+    post_next_frame(m, lane);
+    if (m.frames_left == 0) lane.waiting.pop_front();
     if (hop != rung) bell_->ring(layout_->doorbell_of_world_rank[static_cast<size_t>(hop)]);
     rung = hop;
-    --waiting_frames_;
   }
 }
 
@@ -127,43 +160,22 @@ int FrameIO::next_hop(int destination) const {
   return via >= 0 ? layout_->daemon_of_vm[static_cast<size_t>(via)] : layout_->local_daemon;
 }
 
-int FrameIO::send(protocol::Envelope e, const char* payload, Op* op) {
+int FrameIO::send(protocol::Envelope e, const Payload& payload, Op* op) {
   const int hop = next_hop(e.destination);
-  const int tag = protocol::data_tag(e.destination);
-  Lane* lane = nullptr;
-  if (hop != e.destination) {  // to a daemon: this VM's, or a direct detour's via
-    lane = &lanes_[e.destination];
-    lane->tag = tag;
-    if (hop != layout_->local_daemon) {
-      e.via = static_cast<std::int16_t>(layout_->vm_of_world_rank[static_cast<size_t>(hop)]);
-      ++detoured_messages_;
-    }
+  Lane& lane = lanes_[e.destination];
+  lane.tag = protocol::data_tag(e.destination);
+  if (hop != e.destination && hop != layout_->local_daemon) {  // a direct detour's via
+    e.via = static_cast<std::int16_t>(layout_->vm_of_world_rank[static_cast<size_t>(hop)]);
+    ++detoured_messages_;
   }
-  int frames = 0;
-  std::uint64_t offset = 0;
-  do {
-    const std::size_t n =
-        static_cast<std::size_t>(std::min<std::uint64_t>(chunk_bytes_, e.message_bytes - offset));
-    e.offset = offset;
-    e.chunk_bytes = static_cast<std::uint32_t>(n);
-    std::unique_ptr<char[]> buffer(new char[sizeof e + n]);
-    protocol::write_envelope(e, buffer.get());
-    if (n > 0) std::memcpy(buffer.get() + sizeof e, payload + offset, n);
-    const int bytes = static_cast<int>(sizeof e + n);
-    if (lane != nullptr) {
-      // In order behind any frame for the same destination already waiting.
-      lane->waiting.push_back(Waiting{std::move(buffer), bytes, hop, op});
-      ++waiting_frames_;
-    } else {
-      post(std::move(buffer), bytes, hop, tag, op, nullptr);
-    }
-    offset += n;
-    ++frames;
-  } while (offset < e.message_bytes);
-  if (lane != nullptr)
-    post_waiting(*lane);  // rings the daemons it posted to
-  else
-    bell_->ring(layout_->doorbell_of_world_rank[static_cast<size_t>(hop)]);
+  e.offset = 0;
+  const int frames = e.message_bytes == 0
+                         ? 1
+                         : static_cast<int>((e.message_bytes + chunk_bytes_ - 1) / chunk_bytes_);
+  // In order behind any frame for the same destination already waiting.
+  lane.waiting.push_back(Outgoing{e, payload, {}, frames, hop, op});
+  waiting_frames_ += static_cast<std::size_t>(frames);
+  post_waiting(lane);
   return frames;
 }
 
@@ -174,10 +186,9 @@ void FrameIO::compact(const SentHandler& on_sent) {
   for (size_t i = 0; i < requests_.size(); ++i) {
     if (requests_[i] == MPI_REQUEST_NULL) {
       sent_.push_back(posted_[i].op);
-      if (Lane* lane = posted_[i].lane) {
-        lane->unmatched -= posted_[i].charge;
-        freed_lanes_.push_back(lane);
-      }
+      posted_[i].lane->unmatched -= posted_[i].charge;
+      freed_lanes_.push_back(posted_[i].lane);
+      count_freed(posted_[i].bytes);
       continue;
     }
     requests_[keep] = requests_[i];

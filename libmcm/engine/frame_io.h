@@ -1,23 +1,25 @@
 // Frames on the wire (mcm/protocol/frames.h): sending a message as frames, receiving frames.
 //
-// send(): cuts a message into frames of at most chunk_bytes payload, copies each into its
-// own buffer and hands it to MPI at once (PMPI_Isend), so MPI's own progress moves it even
-// while the application sits in a collective. The next hop of a frame to world rank D is
-// D itself when D is on this VM (or there is no daemon, or in mode adaptive while D's VM
-// is reached directly), in mode adaptive while D's VM is detoured through VM V the daemon
-// of V (a direct detour, frames.h rule 7: the shim writes `via`), else this VM's daemon;
-// the next hop's doorbell is then rung once (mcm/doorbell.h) so that it polls at once.
-// Flow control towards a daemon, per destination: a frame for a daemon is sent so
-// that its send completes only once the daemon has matched it (PMPI_Issend to another
-// VM's daemon, and to this VM's up to the 4 KiB shared-memory eager limit; above it,
-// rendezvous does that already), and at most
-// kLaneWindowFrames frames of the largest size (protocol::charge()) of each destination's frames
-// are unmatched at once; later ones wait here, in order, and leave as matches come back (a frame
-// counts as sent, for its operation's completion, when its send completes). The daemon takes a
-// destination's frames only while that destination's quota has room, so this bounds what
-// a rank leaves in its daemon's MPI queue, however small its messages (small frames
-// travel eagerly and would otherwise pile up there), while a destination that has stopped
-// receiving never holds up frames for the others.
+// send(): cuts a message into frames of at most chunk_bytes payload. The next hop of a frame
+// to world rank D is D itself when D is on this VM (or there is no daemon, or in mode
+// adaptive while D's VM is reached directly), in mode adaptive while D's VM is detoured
+// through VM V the daemon of V (a direct detour, frames.h rule 7: the shim writes `via`),
+// else this VM's daemon; each next hop's doorbell is rung (mcm/doorbell.h) so that it polls
+// at once.
+// Lanes and memory, per destination: at most kLaneWindowFrames frames of the largest size
+// (protocol::charge()) of each destination's frames are handed to MPI and not yet
+// completed; later ones wait here, in order, and leave as sends complete (a frame counts
+// as sent, for its operation's completion, when its send completes). A waiting message
+// holds no copy of its bytes: a frame's bytes are copied from the message (Payload) when
+// the frame is handed to MPI, so a rank's frame memory is at most destinations x window,
+// plus one packed copy per destination of a non-contiguous message whose frames are
+// leaving; a sender whose destination has stopped receiving waits, as under MPI's own
+// flow control. A frame for a daemon completes only once the daemon has matched it
+// (PMPI_Issend to another VM's daemon, and to this VM's up to the 4 KiB shared-memory
+// eager limit; above it, rendezvous does that already); the daemon takes a destination's
+// frames only while that destination's quota has room, so this also bounds what a rank
+// leaves in its daemon's MPI queue, however small its messages, while a destination that
+// has stopped receiving never holds up frames for the others.
 // poll(): completes finished Isends (reporting each frame's Op) and receives up to a
 // bounded number of arrived frames (improbe + mrecv on this rank's data tag).
 // Mode adaptive receives frames through one posted receive instead (the *attention*), so
@@ -72,16 +74,35 @@ class FrameIO {
   void wait_set(std::vector<MPI_Request>& out) const;
   void completed(std::size_t index, const MPI_Request& left, const MPI_Status& status);
 
+  /// Where a message's bytes are read from when its frames leave. The caller keeps them
+  /// valid and unchanged until its operation has been reported sent for every frame.
+  struct Payload {
+    const char* bytes = nullptr;  ///< contiguous bytes; or, when null and the message is
+    const void* buf = nullptr;    ///< not empty, `count` x `type` at `buf`, packed
+    int count = 0;                ///< (PMPI_Pack) when the message's first frame leaves
+    MPI_Datatype type = MPI_DATATYPE_NULL;
+    static Payload contiguous(const char* bytes) {
+      return Payload{bytes, nullptr, 0, MPI_DATATYPE_NULL};
+    }
+    static Payload packed_later(const void* buf, int count, MPI_Datatype type) {
+      return Payload{nullptr, buf, count, type};
+    }
+  };
   /// Sends the message described by `envelope` (message_bytes of `payload`) as frames;
   /// `op` (may be nullptr) is reported to on_sent once per frame that left.
   /// Returns the number of frames.
-  int send(protocol::Envelope envelope, const char* payload, Op* op);
+  int send(protocol::Envelope envelope, const Payload& payload, Op* op);
 
   /// One round of progress. Returns whether anything moved.
   bool poll(const FrameHandler& on_frame, const SentHandler& on_sent);
 
   /// Frames handed to MPI and not yet completed, or waiting for their lane's window.
   std::size_t in_flight() const { return requests_.size() + waiting_frames_; }
+  /// Whether frames wait for room in their lane's window (they leave as poll() runs).
+  bool frames_waiting() const { return waiting_frames_ != 0; }
+  /// Bytes of frame buffers and packed copies this rank holds now, and the most it held.
+  std::size_t held_bytes() const { return held_bytes_; }
+  std::size_t peak_held_bytes() const { return peak_held_bytes_; }
   /// Messages (of every kind) sent straight to another VM's daemon: direct detours.
   std::uint64_t detoured_messages() const { return detoured_messages_; }
 
@@ -91,29 +112,34 @@ class FrameIO {
   [[noreturn]] void fail_on_frame(const std::string& why, int source) const;
 
  private:
-  struct Waiting {  ///< a frame for a daemon, waiting for room in its lane's window
-    std::unique_ptr<char[]> buffer;
-    int bytes = 0;
-    int hop = -1;  ///< the daemon it goes to (world rank), chosen for its whole message
+  struct Outgoing {  ///< a message with frames still waiting for room in its lane's window
+    protocol::Envelope envelope;  ///< its next frame's offset in envelope.offset
+    Payload payload;
+    std::vector<char> packed;  ///< payload packed, from its first frame on (non-contiguous)
+    int frames_left = 0;
+    int hop = -1;  ///< its next hop (world rank), chosen for the whole message
     Op* op = nullptr;
   };
-  struct Lane {   ///< frames for one destination that go through the daemon
+  struct Lane {   ///< frames for one destination
     int tag = 0;  ///< the destination's data tag
-    std::deque<Waiting> waiting;
-    std::size_t unmatched = 0;
+    std::deque<Outgoing> waiting;
+    std::size_t unmatched = 0;  ///< charge of its frames handed to MPI, not yet completed
   };
   struct Posted {  ///< a frame handed to MPI, beside its request in requests_
     std::unique_ptr<char[]> buffer;
     Op* op = nullptr;
-    Lane* lane = nullptr;  ///< its lane when it went to the daemon (nodes never move)
+    Lane* lane = nullptr;  ///< nodes of lanes_ never move
     std::size_t charge = 0;
+    std::size_t bytes = 0;
   };
   int next_hop(int destination) const;
-  /// Hands one frame to MPI; `lane` is its destination's lane when it goes to the daemon.
-  void post(std::unique_ptr<char[]> buffer, int bytes, int hop, int tag, Op* op, Lane* lane);
-  /// Posts a lane's waiting frames while its window has room and rings each daemon it
+  /// Copies the next frame of `m` into its own buffer and hands it to MPI.
+  void post_next_frame(Outgoing& m, Lane& lane);
+  /// Posts a lane's waiting frames while its window has room and rings each next hop it
   /// posted to.
   void post_waiting(Lane& lane);
+  void count_held(std::size_t bytes);
+  void count_freed(std::size_t bytes) { held_bytes_ -= bytes; }
   /// Removes finished sends (null entries), frees their lanes' windows, reports their ops.
   void compact(const SentHandler& on_sent);
   void post_attention();
@@ -132,6 +158,7 @@ class FrameIO {
   std::unordered_map<int, Lane> lanes_;  ///< by destination world rank
   std::size_t lane_window_bytes_ = 0;    ///< set by start()
   std::size_t waiting_frames_ = 0;
+  std::size_t held_bytes_ = 0, peak_held_bytes_ = 0;
   std::uint64_t detoured_messages_ = 0;
   std::vector<Lane*> freed_lanes_;  ///< poll() scratch: lanes whose frames were matched
   std::vector<char> scratch_;

@@ -81,8 +81,8 @@ void Engine::send_fence(Op* op, Context& c) {
   op->native = Op::Native::fence;
   const Layout1D layout = describe(op->buf, op->count, op->type);
   if (copied(*op, layout.bytes)) {  // the data is copied and the send completes now
-    op->fence_copy = pack(op->buf, op->count, op->type);
-    PMPI_Issend(op->fence_copy.data(), static_cast<int>(op->fence_copy.size()), MPI_PACKED,
+    op->payload_copy = pack(op->buf, op->count, op->type);
+    PMPI_Issend(op->payload_copy.data(), static_cast<int>(op->payload_copy.size()), MPI_PACKED,
                 op->peer, op->tag, op->comm, &op->native_request);
     op->user_done = true;
     if (op->handle != MPI_REQUEST_NULL) PMPI_Grequest_complete(op->handle);
@@ -104,16 +104,17 @@ void Engine::send_flush(Context& c, int peer, PeerSendState& p) {
                     static_cast<std::uint32_t>(c.id)]++;
   e.msg_id = ++p.flush_generation;
   e.t_send = mcm::wall_seconds();
-  frames_.send(e, nullptr, nullptr);
+  frames_.send(e, FrameIO::Payload{}, nullptr);
+  note_frames_waiting();
   ++counters_.flushes;
 }
 
 void Engine::hold(Op* op, PeerSendState& p) {
   const Layout1D layout = describe(op->buf, op->count, op->type);
   if (copied(*op, layout.bytes)) {
-    op->fence_copy = pack(op->buf, op->count, op->type);
-    op->buf = op->fence_copy.data();
-    op->count = static_cast<int>(op->fence_copy.size());
+    op->payload_copy = pack(op->buf, op->count, op->type);
+    op->buf = op->payload_copy.data();
+    op->count = static_cast<int>(op->payload_copy.size());
     op->type = MPI_PACKED;
     op->user_done = true;
     if (op->handle != MPI_REQUEST_NULL) PMPI_Grequest_complete(op->handle);
@@ -204,7 +205,8 @@ void Engine::on_flush(Message* marker) {
   ack.context = e.context;
   if (const Context* c = contexts_.find(e.context)) ack.source_in_comm = c->my_rank;
   ack.msg_id = e.msg_id;
-  frames_.send(ack, nullptr, nullptr);
+  frames_.send(ack, FrameIO::Payload{}, nullptr);
+  note_frames_waiting();
 }
 
 void Engine::match(Message* m, const Arrival& a) {
@@ -292,7 +294,7 @@ void Engine::on_native(Op* op, const MPI_Status& status, int error) {
   }
   op->error = error;
   if (what == Op::Native::fence) {
-    std::vector<char>().swap(op->fence_copy);
+    std::vector<char>().swap(op->payload_copy);
     if (Context* c = contexts_.find(op->context)) {
       PeerSendState& p = peer_state(*c, op->peer);
       p.fenced_through = std::max(p.fenced_through, op->fence_index);

@@ -59,7 +59,8 @@ struct Op {
   enum class Native { none, backing, fence, send };
   Native native = Native::none;
   MPI_Request native_request = MPI_REQUEST_NULL;
-  std::vector<char> fence_copy;   ///< a copied fence's packed payload (MPI_PACKED)
+  /// The payload copied (MPI_PACKED): a copied fence's, a held send's, a buffered send's.
+  std::vector<char> payload_copy;
   std::uint64_t fence_index = 0;  ///< a fence: its number among the natives to its peer
 
   // Persistent requests: the operation currently started, and whether MPI_Request_free

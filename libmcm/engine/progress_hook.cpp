@@ -19,6 +19,7 @@ Engine* g_engine = nullptr;
 Registrar g_unregister = nullptr;
 std::atomic<int> g_in_collectives{0};
 std::atomic<int> g_flushing{0};               ///< outstanding flushes of this process
+std::atomic<bool> g_frames_waiting{false};    ///< frames wait in the lanes
 std::atomic<std::int64_t> g_last_turn_ns{0};  ///< steady clock, of the last engine turn
 
 /// At most one engine turn per interval: each turn's own MPI calls run the progress loop
@@ -30,7 +31,8 @@ thread_local bool t_in_hook = false;
 /// opal_progress_callback_t: returns how many events it handled.
 int on_progress() {
   if (t_in_hook || (g_in_collectives.load(std::memory_order_relaxed) == 0 &&
-                    g_flushing.load(std::memory_order_relaxed) == 0))
+                    g_flushing.load(std::memory_order_relaxed) == 0 &&
+                    !g_frames_waiting.load(std::memory_order_relaxed)))
     return 0;
   const std::int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
                                std::chrono::steady_clock::now().time_since_epoch())
@@ -76,6 +78,9 @@ void flush_begin() {
 }
 void flush_end() {
   g_flushing.fetch_sub(1, std::memory_order_relaxed);
+}
+void set_frames_waiting(bool waiting) {
+  g_frames_waiting.store(waiting, std::memory_order_relaxed);
 }
 
 }  // namespace mcm::engine::progress_hook

@@ -1,5 +1,6 @@
 // Drives the engine from inside Open MPI's progress loop while a rank is blocked in a
-// native collective, or in any MPI call while a flush is outstanding (mode adaptive).
+// native collective (mode adaptive), or in any MPI call while a flush is outstanding
+// (mode adaptive) or frames wait in the shim's lanes (modes relay and adaptive).
 //
 // Why: a blocking collective run as its nonblocking twin plus an engine-driving wait
 // (mcm_wait_progressing) keeps the engine answering its peers, but Open MPI's libnbc
@@ -26,7 +27,13 @@
 //    an unmanaged communicator). Without this, a sender that went on into MPI_Comm_dup
 //    kept its message back until the receiver, which needed it before joining the
 //    MPI_Comm_dup, gave up (test/mpi/p2p_threads.c under flipping routes).
-//  - Otherwise it returns at once (two relaxed atomic loads).
+//  - While frames wait in the shim's lanes for room in their window (frame_io.h, between
+//    set_frames_waiting(true) and set_frames_waiting(false)), likewise in every MPI call:
+//    a send has started, and its later frames leave only as the engine turns, so MPI's
+//    progress rule says they must reach a receiver that waits for them even while the
+//    sender is in a call the engine does not drive (MPI_Comm_dup, MPI_Win_fence, a wait
+//    on an unmanaged communicator).
+//  - Otherwise it returns at once (three relaxed atomic loads).
 //  - uninstall() unregisters it (Engine::stop, before MPI_Finalize).
 #pragma once
 
@@ -43,6 +50,8 @@ void collective_end();
 /// A peer's sends are held for a flush (PeerSendState::flushing): called under the lock.
 void flush_begin();
 void flush_end();
+/// Frames wait in the engine's lanes (FrameIO::frames_waiting): called under the lock.
+void set_frames_waiting(bool waiting);
 
 }  // namespace progress_hook
 }  // namespace mcm::engine

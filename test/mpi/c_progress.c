@@ -3,7 +3,11 @@
  * rank 0 meanwhile completes (1) an MPI_Ssend, which needs the match, and (2) a 4 MiB
  * standard send, which may need the receiver to take the data, before it joins the
  * barrier. Without progress inside the barrier, both deadlock. Then the same with
- * MPI_Allreduce as the collective. Prints the received checksums. */
+ * MPI_Allreduce as the collective. Then the sender's side: rank 0 starts a 4 MiB
+ * MPI_Isend to rank 1 and enters MPI_Comm_dup, a call MCM's engine does not drive, while
+ * rank 1 receives before it joins the MPI_Comm_dup: the send must progress inside it
+ * (MCM hands a message's later frames to MPI only as earlier ones complete). Prints the
+ * received checksums. */
 #include "mcmt.h"
 
 #define BIG (1 << 20) /* ints: 4 MiB */
@@ -41,10 +45,29 @@ static void round_with(int use_allreduce, int rank) {
   CHECK(rank != 1 || y == 42, "ssend value %d", y);
 }
 
+static void sender_in_comm_dup(int rank) {
+  static int big[BIG];
+  MPI_Comm dup;
+  MPI_Request r = MPI_REQUEST_NULL;
+  if (rank == 0) {
+    for (int i = 0; i < BIG; i++) big[i] = i ^ 0x3c3c;
+    MPI_Isend(big, BIG, MPI_INT, 1, 3, MPI_COMM_WORLD, &r);
+  }
+  if (rank == 1) MPI_Recv(big, BIG, MPI_INT, 0, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+  MPI_Wait(&r, MPI_STATUS_IGNORE);
+  long sum = rank == 1 ? checksum(big, BIG) : 0;
+  long all = 0;
+  MPI_Reduce(&sum, &all, 1, MPI_LONG, MPI_SUM, 0, dup);
+  mcmt_out("4 MiB message received while its sender was in MPI_Comm_dup, checksum: %ld\n", all);
+  MPI_Comm_free(&dup);
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   mcmt_init("c_progress");
   round_with(0, mcmt_rank);
   round_with(1, mcmt_rank);
+  sender_in_comm_dup(mcmt_rank);
   return mcmt_finish();
 }

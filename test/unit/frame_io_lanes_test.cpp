@@ -61,13 +61,15 @@ TEST_CASE("lanes: a window of unmatched frames per destination, the rest in orde
   const auto on_sent = [&sent](mcm::engine::Op*) { ++sent; };
 
   const std::vector<char> payload(10 * kChunk, 'p');
-  CHECK(frames.send(message_to(1, 0, payload.size()), payload.data(), nullptr) == 10);
+  CHECK(frames.send(message_to(1, 0, payload.size()), FrameIO::Payload::contiguous(payload.data()),
+                    nullptr) == 10);
   CHECK(frames.in_flight() == 10);
   // Only the window is handed to MPI; the other frames wait in the rank.
   CHECK(job.network.waiting(job.private_comm, job.daemon(0)).size() == kWindowFrames);
 
   // Another destination's lane is not held up by the full one.
-  CHECK(frames.send(message_to(2, 0, 100), payload.data(), nullptr) == 1);
+  CHECK(frames.send(message_to(2, 0, 100), FrameIO::Payload::contiguous(payload.data()), nullptr) ==
+        1);
   CHECK(daemon_takes(daemon0, job.private_comm, 2, 10) == std::vector<std::uint64_t>{0});
 
   // As the daemon matches frames, the window refills in order; no frame counts as sent
@@ -87,4 +89,51 @@ TEST_CASE("lanes: a window of unmatched frames per destination, the rest in orde
   CHECK(offsets == expected);
   CHECK(sent == 11);
   CHECK(frames.in_flight() == 0);
+}
+
+TEST_CASE("lanes: a waiting message holds no copy, its frames read it as they leave", "[engine]") {
+  // Ranks 0 and 1 share VM 0: rank 0's frames go straight to rank 1, in a window too.
+  mcm::testing::FakeJob job({2, 1});
+  auto rank0 = job.rank_transport(0);
+  auto rank1 = job.rank_transport(1);
+  const mcm::Layout layout = job.rank_layout(0);
+  const mcm::Doorbell bell;
+  FrameIO frames;
+  frames.start(layout, kChunk, bell, rank0);
+  int sent = 0;
+  const auto on_frame = [](const Envelope&, const char*) { FAIL("rank 0 receives nothing"); };
+  const auto on_sent = [&sent](mcm::engine::Op*) { ++sent; };
+  const std::size_t frame_bytes = sizeof(Envelope) + kChunk;
+
+  std::vector<char> payload(10 * kChunk, 'p');
+  CHECK(frames.send(message_to(1, 0, payload.size()), FrameIO::Payload::contiguous(payload.data()),
+                    nullptr) == 10);
+  CHECK(job.network.waiting(job.private_comm, 1).size() == kWindowFrames);
+  CHECK(frames.held_bytes() == kWindowFrames * frame_bytes);
+
+  // The application may not touch its buffer before the send completes; if the engine had
+  // copied the message at send time, this change would not show in the later frames.
+  payload[6 * kChunk] = 'q';
+  for (int round = 0; round < 10 && sent < 10; ++round) frames.poll(on_frame, on_sent);
+  CHECK(sent == 10);
+  CHECK(frames.in_flight() == 0);
+  CHECK(frames.held_bytes() == 0);
+  CHECK(frames.peak_held_bytes() == kWindowFrames * frame_bytes);
+
+  std::vector<char> read(payload.size(), 0);
+  MPI_Message message;
+  int taken = 0;
+  while (const auto probed = rank1.improbe(0, data_tag(1), job.private_comm, &message)) {
+    std::vector<char> bytes(static_cast<std::size_t>(probed->bytes));
+    rank1.mrecv(bytes.data(), probed->bytes, &message);
+    const auto e = read_envelope(bytes.data(), bytes.size());
+    REQUIRE(e);
+    REQUIRE(e->offset + e->chunk_bytes <= read.size());
+    std::copy(bytes.begin() + sizeof(Envelope), bytes.end(),
+              read.begin() + static_cast<std::ptrdiff_t>(e->offset));
+    ++taken;
+  }
+  CHECK(taken == 10);
+  CHECK(read == payload);
+  CHECK(read[6 * kChunk] == 'q');
 }

@@ -146,7 +146,7 @@ TEST_CASE("runtime: late reports of a congested path switch it and tell the rank
   e.destination = 1;
   e.message_bytes = 10;
   const char payload[10] = {};
-  frames.send(e, payload, nullptr);
+  frames.send(e, mcm::engine::FrameIO::Payload::contiguous(payload), nullptr);
   std::vector<mcm::testing::WaitingMessage> at_detour;
   for (auto& m : f.job.network.waiting(f.job.private_comm, f.job.daemon(2)))
     if (m.tag != kTagProbe) at_detour.push_back(m);  // the runtime probes VM 2 too
