@@ -45,20 +45,33 @@ std::vector<std::uint64_t> daemon_takes(mcm::Transport& daemon, MPI_Comm comm, i
   return offsets;
 }
 
+/// Rank 0 of a made-up job, sending with its FrameIO; counts the frames reported sent.
+struct SendingRank {
+  explicit SendingRank(std::vector<int> ranks_per_vm)
+      : job(std::move(ranks_per_vm)), transport(job.rank_transport(0)), layout(job.rank_layout(0)) {
+    frames.start(layout, kChunk, bell, transport);
+  }
+  void poll() {
+    frames.poll([](const Envelope&, const char*) { FAIL("rank 0 receives nothing"); },
+                [this](mcm::engine::Op*) { ++sent; });
+  }
+  mcm::testing::FakeJob job;
+  mcm::testing::FakeTransport transport;
+  const mcm::Layout layout;
+  const mcm::Doorbell bell;
+  FrameIO frames;
+  int sent = 0;
+};
+
 }  // namespace
 
 TEST_CASE("lanes: a window of unmatched frames per destination, the rest in order", "[engine]") {
   // One rank per VM; rank 0 sends through its daemon (mode relay).
-  mcm::testing::FakeJob job({1, 1, 1});
-  auto rank0 = job.rank_transport(0);
+  SendingRank rank0({1, 1, 1});
+  mcm::testing::FakeJob& job = rank0.job;
+  FrameIO& frames = rank0.frames;
+  const int& sent = rank0.sent;
   auto daemon0 = job.daemon_transport(0);
-  const mcm::Layout layout = job.rank_layout(0);
-  const mcm::Doorbell bell;
-  FrameIO frames;
-  frames.start(layout, kChunk, bell, rank0);
-  int sent = 0;
-  const auto on_frame = [](const Envelope&, const char*) { FAIL("rank 0 receives nothing"); };
-  const auto on_sent = [&sent](mcm::engine::Op*) { ++sent; };
 
   const std::vector<char> payload(10 * kChunk, 'p');
   CHECK(frames.send(message_to(1, 0, payload.size()), FrameIO::Payload::contiguous(payload.data()),
@@ -76,14 +89,14 @@ TEST_CASE("lanes: a window of unmatched frames per destination, the rest in orde
   // before its match.
   std::vector<std::uint64_t> offsets;
   for (int round = 0; round < 20 && offsets.size() < 10; ++round) {
-    frames.poll(on_frame, on_sent);
+    rank0.poll();
     CHECK(job.network.waiting(job.private_comm, job.daemon(0)).size() <= kWindowFrames);
     // Sent: every frame matched before this poll (rank 2's included), none other.
     CHECK(sent == 1 + static_cast<int>(offsets.size()));
     for (std::uint64_t offset : daemon_takes(daemon0, job.private_comm, 1, 2))
       offsets.push_back(offset);
   }
-  frames.poll(on_frame, on_sent);
+  rank0.poll();
   std::vector<std::uint64_t> expected;
   for (std::uint64_t i = 0; i < 10; ++i) expected.push_back(i * kChunk);
   CHECK(offsets == expected);
@@ -93,16 +106,11 @@ TEST_CASE("lanes: a window of unmatched frames per destination, the rest in orde
 
 TEST_CASE("lanes: a waiting message holds no copy, its frames read it as they leave", "[engine]") {
   // Ranks 0 and 1 share VM 0: rank 0's frames go straight to rank 1, in a window too.
-  mcm::testing::FakeJob job({2, 1});
-  auto rank0 = job.rank_transport(0);
+  SendingRank rank0({2, 1});
+  mcm::testing::FakeJob& job = rank0.job;
+  FrameIO& frames = rank0.frames;
+  const int& sent = rank0.sent;
   auto rank1 = job.rank_transport(1);
-  const mcm::Layout layout = job.rank_layout(0);
-  const mcm::Doorbell bell;
-  FrameIO frames;
-  frames.start(layout, kChunk, bell, rank0);
-  int sent = 0;
-  const auto on_frame = [](const Envelope&, const char*) { FAIL("rank 0 receives nothing"); };
-  const auto on_sent = [&sent](mcm::engine::Op*) { ++sent; };
   const std::size_t frame_bytes = sizeof(Envelope) + kChunk;
 
   std::vector<char> payload(10 * kChunk, 'p');
@@ -114,7 +122,7 @@ TEST_CASE("lanes: a waiting message holds no copy, its frames read it as they le
   // The application may not touch its buffer before the send completes; if the engine had
   // copied the message at send time, this change would not show in the later frames.
   payload[6 * kChunk] = 'q';
-  for (int round = 0; round < 10 && sent < 10; ++round) frames.poll(on_frame, on_sent);
+  for (int round = 0; round < 10 && sent < 10; ++round) rank0.poll();
   CHECK(sent == 10);
   CHECK(frames.in_flight() == 0);
   CHECK(frames.held_bytes() == 0);
