@@ -84,3 +84,11 @@ count_in_vm() {
   done
   echo "$n"
 }
+
+# measure_memory_plainly: under scripts/test-sanitized, AddressSanitizer keeps freed blocks
+# in a quarantine (256 MiB by default) that counts as resident memory; tests that compare
+# a process's RSS with a bound turn it off for the processes they start (testbed-rsh
+# carries ASAN_OPTIONS into the VMs). Does nothing without ASan.
+measure_memory_plainly() {
+  if [ -n "${ASAN_OPTIONS:-}" ]; then export ASAN_OPTIONS="$ASAN_OPTIONS:quarantine_size_mb=0"; fi
+}

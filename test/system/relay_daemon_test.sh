@@ -86,6 +86,7 @@ check "routed: nothing on stderr" [ -z "$(real_errors "$work/routed.err")" ]
 # 4. The memory bound, with one rank per VM.
 buffer=16777216
 printf 'relay:\n  buffer_bytes: %d\n' $buffer >"$work/relay.yaml"
+measure_memory_plainly
 rss_of_daemons() {  # one line "VM RSS_KB" per VM's mcmd
   local vm pid
   for vm in 1 2 3 4; do

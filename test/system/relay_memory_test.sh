@@ -26,9 +26,7 @@ testbed_up 4
 work=$(mktemp -d)
 trap '"$TESTBED" down >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
 bound_mib=16
-# Under scripts/test-sanitized, AddressSanitizer would keep freed frames in its quarantine
-# (256 MiB by default) and count them as resident: peaks are compared without it.
-[ -n "${ASAN_OPTIONS:-}" ] && export ASAN_OPTIONS="$ASAN_OPTIONS:quarantine_size_mb=0"
+measure_memory_plainly
 printf 'relay:\n  buffer_bytes: %d\n' $((bound_mib << 20)) >"$work/mcm.yaml"
 
 # sample_rss PID-OF-JOB FILE: every mcmd's VmRSS in kB, every 0.5 s while the job runs.
