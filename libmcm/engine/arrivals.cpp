@@ -223,8 +223,7 @@ void Engine::send_ack(const protocol::Envelope& of) {
   ack.destination = of.source;
   ack.context = of.context;
   ack.msg_id = of.msg_id;
-  frames_.send(ack, FrameIO::Payload{}, nullptr);
-  note_frames_waiting();
+  send_message(ack, FrameIO::Payload{}, nullptr);
   ++counters_.match_acks_sent;
 }
 

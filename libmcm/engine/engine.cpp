@@ -181,8 +181,7 @@ void Engine::send_frames(Op* op, const Context& c, const void* buf) {
   e.message_bytes = layout.bytes;
   e.t_send = mcm::wall_seconds();
   op->bytes = layout.bytes;
-  op->frames_in_flight = frames_.send(e, payload, op);
-  note_frames_waiting();
+  op->frames_in_flight = send_message(e, payload, op);
   ++counters_.messages_sent;
   counters_.bytes_sent += layout.bytes;
   counters_.frames_sent += static_cast<std::uint64_t>(op->frames_in_flight);

@@ -239,6 +239,12 @@ class Engine {
     frames_waiting_ = !frames_waiting_;
     progress_hook::set_frames_waiting(frames_waiting_);
   }
+  /// frames_.send(), then note_frames_waiting(): every message leaves this way.
+  int send_message(const protocol::Envelope& e, const FrameIO::Payload& payload, Op* op) {
+    const int frames = frames_.send(e, payload, op);
+    note_frames_waiting();
+    return frames;
+  }
   std::vector<MPI_Request> natives_;   ///< contiguous for PMPI_Testsome / Waitany
   std::vector<Op*> native_ops_;        ///< native_ops_[i] owns natives_[i]
   std::vector<MPI_Request> wait_set_;  ///< block() scratch

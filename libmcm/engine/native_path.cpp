@@ -104,8 +104,7 @@ void Engine::send_flush(Context& c, int peer, PeerSendState& p) {
                     static_cast<std::uint32_t>(c.id)]++;
   e.msg_id = ++p.flush_generation;
   e.t_send = mcm::wall_seconds();
-  frames_.send(e, FrameIO::Payload{}, nullptr);
-  note_frames_waiting();
+  send_message(e, FrameIO::Payload{}, nullptr);
   ++counters_.flushes;
 }
 
@@ -205,8 +204,7 @@ void Engine::on_flush(Message* marker) {
   ack.context = e.context;
   if (const Context* c = contexts_.find(e.context)) ack.source_in_comm = c->my_rank;
   ack.msg_id = e.msg_id;
-  frames_.send(ack, FrameIO::Payload{}, nullptr);
-  note_frames_waiting();
+  send_message(ack, FrameIO::Payload{}, nullptr);
 }
 
 void Engine::match(Message* m, const Arrival& a) {
