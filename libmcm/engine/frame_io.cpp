@@ -82,6 +82,12 @@ void FrameIO::count_held(std::size_t bytes) {
   peak_held_bytes_ = std::max(peak_held_bytes_, held_bytes_);
 }
 
+std::size_t FrameIO::next_frame_bytes(const Outgoing& m) const {
+  return sizeof(protocol::Envelope) +
+         static_cast<std::size_t>(
+             std::min<std::uint64_t>(chunk_bytes_, m.envelope.message_bytes - m.envelope.offset));
+}
+
 void FrameIO::post_next_frame(Outgoing& m, Lane& lane) {
   protocol::Envelope& e = m.envelope;
   const char* payload = m.payload.bytes;
@@ -92,10 +98,9 @@ void FrameIO::post_next_frame(Outgoing& m, Lane& lane) {
     }
     payload = m.packed.data();
   }
-  const std::size_t n =
-      static_cast<std::size_t>(std::min<std::uint64_t>(chunk_bytes_, e.message_bytes - e.offset));
+  const std::size_t bytes = next_frame_bytes(m);
+  const std::size_t n = bytes - sizeof e;
   e.chunk_bytes = static_cast<std::uint32_t>(n);
-  const std::size_t bytes = sizeof e + n;
   std::unique_ptr<char[]> buffer(new char[bytes]);
   protocol::write_envelope(e, buffer.get());
   if (n > 0) std::memcpy(buffer.get() + sizeof e, payload + e.offset, n);
@@ -121,20 +126,18 @@ void FrameIO::post_next_frame(Outgoing& m, Lane& lane) {
     transport_->isend(buffer.get(), static_cast<int>(bytes), m.hop, lane.tag, layout_->private_comm,
                       &request);
   }
-  const std::size_t charge = protocol::charge(bytes);
-  lane.unmatched += charge;
+  lane.unmatched += protocol::charge(bytes);
   requests_.push_back(request);
-  posted_.push_back(Posted{std::move(buffer), m.op, &lane, charge, bytes});
+  posted_.push_back(Posted{std::move(buffer), m.op, &lane, bytes});
 }
 
 void FrameIO::post_waiting(Lane& lane) {
   int rung = -1;
   while (!lane.waiting.empty()) {
     Outgoing& m = lane.waiting.front();
-    const std::size_t next = sizeof(protocol::Envelope) +
-                             static_cast<std::size_t>(std::min<std::uint64_t>(
-                                 chunk_bytes_, m.envelope.message_bytes - m.envelope.offset));
-    if (lane.unmatched != 0 && lane.unmatched + protocol::charge(next) > lane_window_bytes_) break;
+    if (lane.unmatched != 0 &&
+        lane.unmatched + protocol::charge(next_frame_bytes(m)) > lane_window_bytes_)
+      break;
     const int hop = m.hop;
     post_next_frame(m, lane);
     if (m.frames_left == 0) lane.waiting.pop_front();
@@ -186,7 +189,7 @@ void FrameIO::compact(const SentHandler& on_sent) {
   for (size_t i = 0; i < requests_.size(); ++i) {
     if (requests_[i] == MPI_REQUEST_NULL) {
       sent_.push_back(posted_[i].op);
-      posted_[i].lane->unmatched -= posted_[i].charge;
+      posted_[i].lane->unmatched -= protocol::charge(posted_[i].bytes);
       freed_lanes_.push_back(posted_[i].lane);
       count_freed(posted_[i].bytes);
       continue;

@@ -128,11 +128,12 @@ class FrameIO {
   struct Posted {  ///< a frame handed to MPI, beside its request in requests_
     std::unique_ptr<char[]> buffer;
     Op* op = nullptr;
-    Lane* lane = nullptr;  ///< nodes of lanes_ never move
-    std::size_t charge = 0;
-    std::size_t bytes = 0;
+    Lane* lane = nullptr;   ///< nodes of lanes_ never move
+    std::size_t bytes = 0;  ///< of the frame, envelope included
   };
   int next_hop(int destination) const;
+  /// The size of `m`'s next frame, envelope included.
+  std::size_t next_frame_bytes(const Outgoing& m) const;
   /// Copies the next frame of `m` into its own buffer and hands it to MPI.
   void post_next_frame(Outgoing& m, Lane& lane);
   /// Posts a lane's waiting frames while its window has room and rings each next hop it
