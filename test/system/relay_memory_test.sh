@@ -12,7 +12,7 @@
 # send 60,000 messages of 64 B each.
 # Then a receiver that has stopped must not hold up the same sender's messages to live
 # receivers (live_beside_stalled).
-# Finally, the bound of each process (docs/configuration.md, "Memory"): rank 0 sleeps while
+# Finally, the bound of each process (docs/configuration.md, "Relay mode"): rank 0 sleeps while
 # 8 senders (ranks 1-2 beside it on vm1, two on each other VM) each start 64 MPI_Isends of
 # 1 MiB from one buffer at once. Every sender's and every daemon's peak RSS (VmHWM) must
 # stay within its own stated bound above the same process's peak in a run of one message
