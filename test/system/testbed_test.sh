@@ -154,7 +154,8 @@ test_usage_errors() {
 }
 
 test_non_root() {
-  cp "$TB" "$TMP/testbed"; chmod 755 "$TMP" "$TMP/testbed"
+  cp "$TB" "$TMP/testbed"; cp -r "$ROOT/scripts/testbed.d" "$TMP/"
+  chmod 755 "$TMP" "$TMP/testbed" "$TMP/testbed.d"; chmod 644 "$TMP"/testbed.d/*.sh
   expect_fail "non-root is refused" 1 "scripts/testbed: must be run as root" \
     setpriv --reuid=65534 --regid=65534 --clear-groups "$TMP/testbed" status
 }
