@@ -112,8 +112,13 @@ cmd_hosts() {
   for (( k = 1; k <= n; k++ )); do
     if pid=$(libvirtd_pid "$k"); then
       echo "h$k  $(host_ip "$k")  libvirtd pid $pid  $(host_uri "$k")"
+      local list
+      if ! list=$(host_virsh "$k" list --name 2>&1) && ! { sleep 0.5; list=$(host_virsh "$k" list --name 2>&1); }; then
+        echo "    its libvirtd did not list its domains: $(echo "$list" | tr '\n' ' ')"
+        continue
+      fi
       local -a doms
-      mapfile -t doms < <(host_virsh "$k" list --name 2>/dev/null | grep . || true)
+      mapfile -t doms < <(echo "$list" | grep . || true)
       [ ${#doms[@]} -gt 0 ] || echo "    no domains"
       for dom in "${doms[@]}"; do
         where=$(cat "$PLACE_DIR/$dom" 2>/dev/null || echo "?")
@@ -145,6 +150,7 @@ cmd_migrate() {
   from=$(domain_host "vm$i") || die "migrate: vm$i's domain runs on no host (see '$PROG hosts')"
   (( from != k )) || die "migrate: vm$i already runs on h$k"
   local t0 t1 out
+  [ ! -t 2 ] || echo "$PROG: migrating vm$i h$from -> h$k (live, peer-to-peer; seconds)..." >&2
   t0=$(date +%s.%N)
   if ! out=$(host_virsh "$from" migrate --live --p2p --timeout "$timeout" --timeout-suspend "vm$i" "$(host_uri "$k")" 2>&1); then
     local now; now=$(domain_host "vm$i" || echo "")

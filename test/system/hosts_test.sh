@@ -14,11 +14,11 @@
 #     live-migrated h2 -> h3 and back: the job was still running when the second
 #     migration ended, verifies, and prints what an --mode off run prints; `virsh -c
 #     <h3's URI> list` showed vm3 there; each migration's duration is printed;
-#   * stress_p2p (4 ranks, --mode adaptive) while vm3 moves to h3 and vm4 is refused by
-#     the full h1 (libvirt's error names the capacity; vm4 keeps running on h2): nothing
-#     lost, duplicated, corrupted or misordered;
-#   * after the move, congest-host h2 no longer slows vm1 -> vm3 (over 0.6) and still
-#     slows vm1 -> vm4 (under 0.3);
+#   * stress_p2p (4 ranks, --mode adaptive) while vm3 moves to h3, vm4 is refused by the
+#     full h1 (libvirt's error names the capacity; vm4 keeps running on h2) and vm3 moves
+#     back: nothing lost, duplicated, corrupted or misordered;
+#   * once vm3 is on h3 again, congest-host h2 no longer slows vm1 -> vm3 (over 0.6) and
+#     still slows vm1 -> vm4 (under 0.3);
 #   * `noise h2`: a tenant domain on h2 whose flood crosses h2's downlink; `clear` removes it;
 #   * `down` leaves no libvirtd, qemu, namespace, mount, bridge, iperf3 or file.
 # Prints one line per check and "N passed, M failed"; exits 0 iff all passed. About 3 min.
@@ -188,26 +188,30 @@ check "CG prints what it prints under --mode off" \
   diff <(grep -v 'time=' "$work/cg-off.out") <(grep -v 'time=' "$work/cg.out")
 
 # --------------------------------------------------------------------- stress_p2p, a refusal
-start_job stress --mode adaptive "$BUILD/test/mpi/stress_p2p" -messages 400000 -total-bytes 6000000000
+start_job stress --mode adaptive "$BUILD/test/mpi/stress_p2p" -messages 500000 -total-bytes 8000000000
 if wait_ranks stress_p2p; then
   migrate stress-there vm3 h3; rc1=$?
   migrate stress-refused vm4 h1; rc2=$?
   now4=$(where vm4)
+  migrate stress-back vm3 h2; rc3=$?
   job_running stress; mid=$?
 else
-  rc1=1 rc2=0 now4="" mid=1
+  rc1=1 rc2=0 rc3=1 now4="" mid=1
 fi
 wait "$job_pid"; job_pid=""
 check "vm3 live-migrated h2 -> h3 while stress_p2p ran: $(cat "$work/stress-there")" [ $rc1 -eq 0 ]
+check "and back h3 -> h2: $(cat "$work/stress-back")" [ $rc3 -eq 0 ]
 refusal=$(grep -c "Hook script execution failed.*h1 is at capacity" "$work/stress-refused")
 check "vm4 -> h1 (at capacity) is refused with libvirt's error: $(cat "$work/stress-refused")" \
   [ $rc2 -ne 0 -a "$refusal" -eq 1 ]
 check "vm4 keeps running on h2 ($now4)" [ "$now4" = h2 ]
-check "stress_p2p was still running after both" [ $mid -eq 0 ]
+check "stress_p2p was still running after the three" [ $mid -eq 0 ]
 check "stress_p2p [adaptive]: exit 0 ($(cat "$work/stress.status")), OK: nothing lost, duplicated, corrupted or misordered" \
   grep -q "stress_p2p: OK" "$work/stress.out"
 
 # --------------------------------------------------------------------- after the move
+migrate idle-there vm3 h3
+check "vm3 live-migrated h2 -> h3 with no job running: $(cat "$work/idle-there")" [ "$(where vm3)" = h3 ]
 "$TESTBED" congest-host h2 --rate 50mbit >/dev/null
 moved13=$(bandwidth 1 3); slow14=$(bandwidth 1 4)
 "$TESTBED" clear >/dev/null
