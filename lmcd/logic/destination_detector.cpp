@@ -1,0 +1,85 @@
+#include "logic/destination_detector.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace mcm::lmcd {
+namespace {
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  std::size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+}  // namespace
+
+void DestinationDetector::report(const control::IncomingReport& report, double now) {
+  guests_[report.domain] = Entry{report, now};
+}
+
+void DestinationDetector::forget(const std::string& domain) {
+  guests_.erase(domain);
+}
+
+GuestView DestinationDetector::view_of(const control::IncomingReport& report) const {
+  using Zone = control::SourceState::Zone;
+  GuestView view;
+  view.domain = report.domain;
+  std::vector<double> excess;
+  for (const auto& s : report.sources) {
+    if (s.zone == Zone::unknown) continue;
+    ++view.sources;
+    if (s.zone == Zone::high && !s.detour_helped) {
+      ++view.against_host;
+      excess.push_back(s.excess_us);
+    }
+  }
+  view.suffers = view.sources > 0 &&
+                 view.against_host > config_.source_fraction * static_cast<double>(view.sources);
+  view.median_excess_us = median(excess);
+  return view;
+}
+
+Verdict DestinationDetector::evaluate(double now) {
+  Verdict v;
+  for (const auto& [domain, entry] : guests_) {
+    if (now - entry.at > config_.report_ttl_s) continue;
+    GuestView g = view_of(entry.report);
+    ++v.guests_fresh;
+    if (g.suffers) ++v.guests_suffering;
+    v.guests.push_back(std::move(g));
+  }
+  std::stable_sort(v.guests.begin(), v.guests.end(), [](const GuestView& a, const GuestView& b) {
+    return a.median_excess_us > b.median_excess_us;
+  });
+  v.condition_now =
+      v.guests_suffering >= config_.min_guests &&
+      v.guests_suffering > config_.guest_fraction * static_cast<double>(v.guests_fresh);
+  if (!v.condition_now) {
+    since_ = -1;
+  } else if (since_ < 0) {
+    since_ = now;
+  }
+  v.since = since_;
+  v.congested = v.condition_now && now - since_ >= config_.sustain_s;
+  char head[160];
+  std::snprintf(head, sizeof head, "%d of %d guests suffer (need more than %.0f%%, at least %d)",
+                v.guests_suffering, v.guests_fresh, 100 * config_.guest_fraction,
+                config_.min_guests);
+  v.summary = head;
+  if (v.condition_now) {
+    std::snprintf(head, sizeof head, ", for %.1f s (need %.1f s)", now - since_, config_.sustain_s);
+    v.summary += head;
+  }
+  for (const auto& g : v.guests) {
+    std::snprintf(head, sizeof head,
+                  "; %s: %d of %d sources high without a helping detour, median excess %.0f us",
+                  g.domain.c_str(), g.against_host, g.sources, g.median_excess_us);
+    v.summary += head;
+  }
+  return v;
+}
+
+}  // namespace mcm::lmcd

@@ -1,0 +1,85 @@
+// Destination congestion of one host (MCBM, thesis 3.4.3): from what the daemons of the
+// host's VMs report about their incoming paths (mcm/control/messages.h IncomingReport),
+// whether the host's incoming link is the problem, so that only moving a VM helps. Pure:
+// no I/O, no clock (callers pass times in seconds); unit-tested against report sequences
+// (test/unit/lmcd_detector_test.cpp).
+//
+// The thesis detects it "when a high latency time is detected among all the virtual
+// machines of a specific host" and gives no numbers. Here, with the defaults of
+// DetectorConfig (docs/lmcd.md says why):
+//   - A source (an incoming path of a guest) *counts against the host* when its latency
+//     is in the high zone and no detour made it faster: a detour that helped means the
+//     congestion was that one link's, which the runtime's detours handle.
+//   - A guest *suffers* when more than `source_fraction` of the sources its daemon knows
+//     (zone not unknown) count against the host. One congested link into a VM of a 4-VM
+//     job is 1 source of 3: not suffering.
+//   - The host is *destination-congested* once more than `guest_fraction` of its guests
+//     that reported within `report_ttl_s` suffer (at least `min_guests` of them), without
+//     a break, for `sustain_s`. A guest whose last report is older than `report_ttl_s`
+//     is not counted either way (its daemon may be gone).
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "mcm/control/messages.h"
+
+namespace mcm::lmcd {
+
+struct DetectorConfig {
+  double source_fraction = 0.5;  ///< a guest suffers above this share of its sources
+  double guest_fraction = 0.5;   ///< the host is congested above this share of its guests
+  int min_guests = 1;            ///< ...and at least this many suffering guests
+  double sustain_s = 3.0;        ///< for at least this long without a break
+  double report_ttl_s = 5.0;     ///< reports older than this are not counted
+};
+
+/// One guest's part in a verdict.
+struct GuestView {
+  std::string domain;
+  int sources = 0;       ///< sources with a known zone
+  int against_host = 0;  ///< ...counting against the host
+  bool suffers = false;
+  double median_excess_us = 0;  ///< over the sources counting against the host (0: none)
+};
+
+struct Verdict {
+  bool congested = false;      ///< destination congestion, sustained
+  bool condition_now = false;  ///< the condition holds now (perhaps not for sustain_s yet)
+  double since = -1;           ///< when the condition began to hold without a break (-1: not)
+  int guests_fresh = 0;        ///< guests whose report is fresh
+  int guests_suffering = 0;
+  std::vector<GuestView> guests;  ///< every fresh guest, worst (highest median excess) first
+  std::string summary;            ///< the figures, for a log line
+};
+
+class DestinationDetector {
+ public:
+  explicit DestinationDetector(DetectorConfig config = {}) : config_(config) {}
+
+  /// The latest report of a guest, received at `now`; replaces its earlier one.
+  void report(const control::IncomingReport& report, double now);
+  /// A guest left the host (migrated away, or its job ended): its reports no longer count.
+  void forget(const std::string& domain);
+  /// The verdict at `now` (call it regularly: the sustain clock starts at the first call
+  /// that sees the condition).
+  Verdict evaluate(double now);
+  /// Starts the sustain clock again (after a migration off this host: the reports that
+  /// follow must show the congestion again before another one).
+  void restart() { since_ = -1; }
+  const DetectorConfig& config() const { return config_; }
+
+ private:
+  struct Entry {
+    control::IncomingReport report;
+    double at = 0;
+  };
+  GuestView view_of(const control::IncomingReport& report) const;
+
+  DetectorConfig config_;
+  std::map<std::string, Entry> guests_;
+  double since_ = -1;
+};
+
+}  // namespace mcm::lmcd

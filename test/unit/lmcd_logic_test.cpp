@@ -1,0 +1,199 @@
+// lmcd's decisions (lmcd/logic): destination congestion of a host from sequences of its
+// guests' reports, and which VM moves where. A 4-VM job: vm1, vm2 on h1; vm3, vm4 on h2
+// (the detector's host); h3 empty. Reports come every second, as the daemons send them.
+#include <catch2/catch.hpp>
+
+#include "logic/destination_detector.h"
+#include "logic/migration_planner.h"
+
+using namespace mcm;
+using namespace mcm::lmcd;
+using Zone = control::SourceState::Zone;
+
+namespace {
+
+control::SourceState src(const char* name, Zone zone, double excess = 0, bool detoured = false,
+                         bool helped = false) {
+  return control::SourceState{name, zone, detoured, helped, excess, 600};
+}
+
+control::IncomingReport rep(const char* domain, std::vector<control::SourceState> sources) {
+  return control::IncomingReport{domain, 1.0, std::move(sources)};
+}
+
+/// h2's guests when its downlink is congested: every path from h1 is high (detours
+/// cross the same downlink and do not help); vm3 <-> vm4 stay on h2's bridge, low.
+void congested_second(DestinationDetector& d, double t) {
+  d.report(rep("vm3", {src("vm1", Zone::high, 9000), src("vm2", Zone::high, 8000, true, false),
+                       src("vm4", Zone::low, 20)}),
+           t);
+  d.report(rep("vm4", {src("vm1", Zone::high, 5000), src("vm2", Zone::high, 6000),
+                       src("vm3", Zone::low, 15)}),
+           t);
+}
+
+void clean_second(DestinationDetector& d, double t) {
+  d.report(
+      rep("vm3", {src("vm1", Zone::low, 30), src("vm2", Zone::low, 20), src("vm4", Zone::low, 10)}),
+      t);
+  d.report(rep("vm4", {src("vm1", Zone::low, 25), src("vm2", Zone::medium, 400),
+                       src("vm3", Zone::low, 5)}),
+           t);
+}
+
+control::HostStatus host(const char* name, unsigned guests, unsigned capacity, double excess,
+                         bool congested = false, bool migrating = false) {
+  return control::HostStatus{name, guests, capacity, congested, migrating, excess};
+}
+
+}  // namespace
+
+TEST_CASE("lmcd detector: a congested downlink is destination congestion once sustained") {
+  DestinationDetector d(DetectorConfig{0.5, 0.5, 1, 3.0, 5.0});
+  for (int t = 0; t < 5; ++t) {
+    clean_second(d, t);
+    CHECK_FALSE(d.evaluate(t).condition_now);
+  }
+  Verdict v;
+  for (int t = 5; t <= 8; ++t) {
+    congested_second(d, t);
+    v = d.evaluate(t);
+    CHECK(v.condition_now);
+    CHECK(v.congested == (t >= 8));  // 3 s after the first congested evaluation, at 5 s
+  }
+  CHECK(v.guests_suffering == 2);
+  CHECK(v.since == 5);
+  REQUIRE(v.guests.size() == 2);
+  CHECK(v.guests[0].domain == "vm3");  // the worst first: median excess 8500 against 5500
+  CHECK(v.guests[0].against_host == 2);
+  CHECK(v.guests[0].sources == 3);
+  CHECK(v.guests[0].median_excess_us == 8500);
+  CHECK_THAT(v.summary, Catch::Contains("2 of 2 guests suffer"));
+  CHECK_THAT(v.summary, Catch::Contains("vm3: 2 of 3 sources high"));
+}
+
+TEST_CASE("lmcd detector: one congested link is not destination congestion, detoured or not") {
+  DestinationDetector d(DetectorConfig{0.5, 0.5, 1, 3.0, 5.0});
+  for (int t = 0; t < 10; ++t) {
+    // vm1 -> vm3 congested: high, first not detoured, then detoured through vm2 with help.
+    d.report(rep("vm3", {src("vm1", Zone::high, 9000, t >= 5, t >= 5), src("vm2", Zone::low, 20),
+                         src("vm4", Zone::low, 10)}),
+             t);
+    d.report(rep("vm4",
+                 {src("vm1", Zone::low, 25), src("vm2", Zone::low, 40), src("vm3", Zone::low, 5)}),
+             t);
+    Verdict v = d.evaluate(t);
+    CHECK_FALSE(v.condition_now);
+    CHECK(v.guests_suffering == 0);
+  }
+  // Every path into vm3 congested but vm4 healthy: one guest of two is not most guests.
+  for (int t = 10; t < 20; ++t) {
+    d.report(rep("vm3", {src("vm1", Zone::high, 9000), src("vm2", Zone::high, 9000),
+                         src("vm4", Zone::high, 900)}),
+             t);
+    d.report(rep("vm4",
+                 {src("vm1", Zone::low, 25), src("vm2", Zone::low, 40), src("vm3", Zone::low, 5)}),
+             t);
+    Verdict v = d.evaluate(t);
+    CHECK(v.guests_suffering == 1);
+    CHECK_FALSE(v.condition_now);
+  }
+}
+
+TEST_CASE("lmcd detector: a break restarts the sustain clock, stale reports do not count") {
+  DestinationDetector d(DetectorConfig{0.5, 0.5, 1, 3.0, 5.0});
+  congested_second(d, 0);
+  d.evaluate(0);
+  congested_second(d, 2);
+  CHECK_FALSE(d.evaluate(2).congested);
+  clean_second(d, 3);  // one clean second
+  CHECK_FALSE(d.evaluate(3).condition_now);
+  congested_second(d, 4);
+  CHECK(d.evaluate(4).since == 4);
+  congested_second(d, 6);
+  CHECK_FALSE(d.evaluate(6).congested);
+  congested_second(d, 7);
+  CHECK(d.evaluate(7).congested);
+
+  // vm4's daemon goes quiet: its last (congested) report ages out; vm3 alone is 1 of 1.
+  d.report(rep("vm3", {src("vm1", Zone::high, 9000), src("vm2", Zone::high, 9000),
+                       src("vm4", Zone::low, 5)}),
+           12);
+  Verdict v = d.evaluate(12.5);
+  CHECK(v.guests_fresh == 1);
+  // A guest that left is forgotten at once.
+  d.forget("vm3");
+  CHECK(d.evaluate(12.5).guests_fresh == 0);
+  CHECK_FALSE(d.evaluate(12.5).condition_now);
+}
+
+TEST_CASE("lmcd detector: unknown zones are not counted, at least min_guests must suffer") {
+  DestinationDetector d(DetectorConfig{0.5, 0.5, 2, 0.0, 5.0});
+  d.report(rep("vm3", {src("vm1", Zone::high, 9000), src("vm2", Zone::unknown),
+                       src("vm4", Zone::unknown)}),
+           0);
+  Verdict v = d.evaluate(0);
+  REQUIRE(v.guests.size() == 1);
+  CHECK(v.guests[0].sources == 1);
+  CHECK(v.guests[0].suffers);
+  CHECK_FALSE(v.condition_now);  // 1 suffering guest, min_guests 2
+}
+
+TEST_CASE("lmcd planner: the worst guest goes to the least loaded host with room") {
+  DestinationDetector d(DetectorConfig{0.5, 0.5, 1, 0.0, 5.0});
+  congested_second(d, 0);
+  Verdict v = d.evaluate(0);
+  REQUIRE(v.congested);
+  MigrationPlanner p(PlannerConfig{120, 10});
+  std::vector<PeerStatus> peers = {
+      {host("h1", 2, 2, 50), 0},               // full
+      {host("h3", 0, 2, 80), 0},               // room
+      {host("h4", 1, 0, 40), 0},               // room (no capacity), less excess
+      {host("h5", 0, 4, 10, true), 0},         // congested itself
+      {host("h6", 0, 4, 10, false, true), 0},  // migrating
+      {host("h7", 0, 4, 10), -20},             // status too old
+  };
+  std::string why;
+  auto plan = p.plan(v, peers, 1, &why);
+  REQUIRE(plan);
+  CHECK(plan->domain == "vm3");
+  CHECK(plan->hosts == std::vector<std::string>{"h4", "h3"});
+  CHECK_THAT(plan->reason,
+             Catch::Contains("move vm3 (2 of 3 sources high, median excess 8500 us)"));
+  CHECK_THAT(plan->reason, Catch::Contains("h1 (full)"));
+  CHECK_THAT(plan->reason, Catch::Contains("h5 (congested itself)"));
+  CHECK_THAT(plan->reason, Catch::Contains("h7 (status too old)"));
+
+  // h4 refused vm3: it comes last now.
+  p.refused("vm3", "h4", 2);
+  plan = p.plan(v, peers, 3, &why);
+  REQUIRE(plan);
+  CHECK(plan->hosts == std::vector<std::string>{"h3", "h4"});
+
+  // vm3 moved: in its cooldown the next worst guest is chosen, and after it vm3 again.
+  for (auto& peer : peers) peer.at += 10;  // statuses keep coming
+  p.moved("vm3", 10);
+  plan = p.plan(v, peers, 11, &why);
+  REQUIRE(plan);
+  CHECK(plan->domain == "vm4");
+  p.moved("vm4", 11);
+  CHECK_FALSE(p.plan(v, peers, 12, &why));
+  CHECK_THAT(why, Catch::Contains("vm3 moved 2 s ago (cooldown 120 s)"));
+  CHECK(p.cooldown_left("vm3", 100) == Approx(30));
+  for (auto& peer : peers) peer.at += 120;
+  plan = p.plan(v, peers, 131, &why);
+  REQUIRE(plan);
+  CHECK(plan->domain == "vm3");
+}
+
+TEST_CASE("lmcd planner: no host with room is said with the reasons") {
+  DestinationDetector d(DetectorConfig{0.5, 0.5, 1, 0.0, 5.0});
+  congested_second(d, 0);
+  Verdict v = d.evaluate(0);
+  MigrationPlanner p;
+  std::string why;
+  CHECK_FALSE(p.plan(v, {{host("h1", 2, 2, 50), 0}, {host("h3", 1, 1, 0), 0}}, 1, &why));
+  CHECK(why == "no host to move vm3 to: h1 (full), h3 (full)");
+  CHECK_FALSE(p.plan(v, {}, 1, &why));
+  CHECK(why == "no host to move vm3 to: no peer known");
+}
