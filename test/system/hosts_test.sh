@@ -12,8 +12,9 @@
 #     host) keeps over 0.6 of its own;
 #   * the CG kernel (class B, 4 ranks, one per VM, --mode adaptive) while vm3 is
 #     live-migrated h2 -> h3 and back: the job was still running when the second
-#     migration ended, verifies, and prints what an --mode off run prints; `virsh -c
-#     <h3's URI> list` showed vm3 there; each migration's duration is printed;
+#     migration ended and verifies (the same output as without MCM is the mpi.* and
+#     system.runtime tests' business); `virsh -c <h3's URI> list` showed vm3 there; each
+#     migration's duration is printed;
 #   * stress_p2p (4 ranks, --mode adaptive) while vm3 moves to h3, vm4 is refused by the
 #     full h1 (libvirt's error names the capacity; vm4 keeps running on h2) and vm3 moves
 #     back: nothing lost, duplicated, corrupted or misordered;
@@ -166,8 +167,6 @@ one_line_error "noise on an unknown host" "unknown host 'h9'" "$TESTBED" noise h
 check "the rejected commands changed nothing" [ "$("$TESTBED" hosts)" = "$before" ]
 
 # --------------------------------------------------------------------- CG while vm3 moves
-"$BUILD/bin/mcmrun" --mode off --hostfile "$MCM_HOSTFILE" -np 4 --map-by node "$BUILD/test/apps/cg" -class B \
-  </dev/null >"$work/cg-off.out" 2>"$work/cg-off.err"
 start_job cg --mode adaptive "$BUILD/test/apps/cg" -class B
 if wait_ranks cg; then
   migrate cg-there vm3 h3; rc1=$?
@@ -183,9 +182,8 @@ check "virsh -c $URI3 list shows vm3 there: $(tr -s ' \n' ' ' <"$work/virsh-h3.o
 check "and back h3 -> h2: $(cat "$work/cg-back")" [ $rc2 -eq 0 ]
 check "CG was still running when the second migration ended" [ $mid -eq 0 ]
 check "CG [adaptive, vm3 migrated twice]: exit 0 ($(cat "$work/cg.status"))" [ "$(cat "$work/cg.status")" = 0 ]
-check "CG: VERIFICATION SUCCESSFUL" grep -q "VERIFICATION SUCCESSFUL" "$work/cg.out"
-check "CG prints what it prints under --mode off" \
-  diff <(grep -v 'time=' "$work/cg-off.out") <(grep -v 'time=' "$work/cg.out")
+check "CG: VERIFICATION SUCCESSFUL (zeta within 1e-10 of class B's reference)" \
+  grep -q "VERIFICATION SUCCESSFUL" "$work/cg.out"
 
 # --------------------------------------------------------------------- stress_p2p, a refusal
 start_job stress --mode adaptive "$BUILD/test/mpi/stress_p2p" -messages 500000 -total-bytes 8000000000
