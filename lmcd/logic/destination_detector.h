@@ -65,9 +65,13 @@ class DestinationDetector {
   /// The verdict at `now` (call it regularly: the sustain clock starts at the first call
   /// that sees the condition).
   Verdict evaluate(double now);
-  /// Starts the sustain clock again (after a migration off this host: the reports that
-  /// follow must show the congestion again before another one).
-  void restart() { since_ = -1; }
+  /// Starts afresh after a migration off this host: the sustain clock and every report
+  /// so far are dropped, so that only reports sent after the move (the paths have changed)
+  /// can show the congestion again before another migration.
+  void restart() {
+    since_ = -1;
+    guests_.clear();
+  }
   const DetectorConfig& config() const { return config_; }
 
  private:

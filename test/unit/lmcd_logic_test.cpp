@@ -114,6 +114,10 @@ TEST_CASE("lmcd detector: a break restarts the sustain clock, stale reports do n
   CHECK_FALSE(d.evaluate(6).congested);
   congested_second(d, 7);
   CHECK(d.evaluate(7).congested);
+  // After a migration only new reports count: the old ones, fresh as they are, do not.
+  d.restart();
+  CHECK(d.evaluate(7.5).guests_fresh == 0);
+  CHECK_FALSE(d.evaluate(7.5).condition_now);
 
   // vm4's daemon goes quiet: its last (congested) report ages out; vm3 alone is 1 of 1.
   d.report(rep("vm3", {src("vm1", Zone::high, 9000), src("vm2", Zone::high, 9000),

@@ -1,0 +1,205 @@
+#include "controller.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "mcm/control/codec.h"
+#include "server/peer_links.h"
+#include "server/session.h"
+
+namespace mcm::lmcd {
+
+namespace asio = boost::asio;
+using control::Kind;
+
+namespace {
+
+std::int64_t wall_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+DetectorConfig detector_config(const LmcdConfig& c) {
+  return DetectorConfig{c.source_fraction, c.guest_fraction, c.min_guests, c.sustain_s,
+                        c.report_ttl_s};
+}
+
+}  // namespace
+
+Controller::Controller(asio::io_context& io, const LmcdConfig& config, Hypervisor& hypervisor,
+                       std::shared_ptr<spdlog::logger> log)
+    : io_(io),
+      config_(config),
+      hypervisor_(hypervisor),
+      log_(std::move(log)),
+      gate_(config),
+      detector_(detector_config(config)),
+      planner_(PlannerConfig{config.cooldown_s, config.status_ttl_s}),
+      links_(std::make_unique<PeerLinks>(io, config.peers, *log_)),
+      timer_(io),
+      sequence_(static_cast<std::uint64_t>(wall_ns())) {}
+
+Controller::~Controller() {
+  if (worker_.joinable()) worker_.join();
+}
+
+double Controller::now_s() const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+std::vector<char> Controller::seal_for(const LmcdJob& job, Kind kind,
+                                       const std::vector<char>& payload) {
+  return control::seal(kind, job.id, config_.host, ++sequence_, wall_ns(), payload, job.key);
+}
+
+void Controller::on_frame(const std::shared_ptr<Session>& session, const Admitted& frame) {
+  const std::string& domain = frame.header.sender;
+  if (const auto* hello = std::get_if<control::Hello>(&frame.message)) {
+    std::vector<std::string> here;
+    try {
+      here = hypervisor_.running_domains();
+    } catch (const std::exception& e) {
+      log_->error("{}", e.what());
+    }
+    if (std::find(here.begin(), here.end(), domain) == here.end()) {
+      std::string why = domain + " does not run on " + config_.host;
+      log_->warn("refused the registration of {} (job {}, from {}): {}", domain, frame.job->id,
+                 session->peer(), why);
+      session->send(seal_for(*frame.job, Kind::refused, control::write(control::Refused{why})));
+      return;
+    }
+    guests_[domain] = Guest{frame.job, session};
+    log_->info("registered {} of job {} from {} ({} VMs in the job)", domain, frame.job->id,
+               session->peer(), hello->vm_count);
+    session->send(
+        seal_for(*frame.job, Kind::welcome,
+                 control::write(control::Welcome{config_.host, config_.report_interval_s})));
+  } else if (const auto* report = std::get_if<control::IncomingReport>(&frame.message)) {
+    if (guests_.count(domain) == 0) {
+      log_->warn("a report of {} before its registration (from {}): ignored", domain,
+                 session->peer());
+      return;
+    }
+    detector_.report(*report, now_s());
+  } else if (std::get_if<control::Goodbye>(&frame.message) != nullptr) {
+    guests_.erase(domain);
+    detector_.forget(domain);
+    log_->info("{} left (goodbye)", domain);
+  } else if (const auto* status = std::get_if<control::HostStatus>(&frame.message)) {
+    peers_[status->host] = PeerStatus{*status, now_s()};
+  }
+}
+
+void Controller::start() {
+  log_->info("lmcd of {}: libvirt {}, {} peers, {} jobs{}", config_.host, config_.libvirt_uri,
+             config_.peers.size(), config_.jobs.size(),
+             config_.dry_run ? ", dry run (decisions are only logged)" : "");
+  tick();
+}
+
+void Controller::tick() {
+  double now = now_s();
+  Verdict v = detector_.evaluate(now);
+  if (v.congested != was_congested_)
+    log_->info("destination congestion {}: {}", v.congested ? "detected" : "over", v.summary);
+  was_congested_ = v.congested;
+  if (v.congested && !migrating_) {
+    std::vector<PeerStatus> peers;
+    for (const auto& [host, p] : peers_) peers.push_back(p);
+    std::string why;
+    if (auto plan = planner_.plan(v, peers, now, &why)) {
+      last_no_plan_.clear();
+      if (config_.dry_run) {
+        log_->info("dry run: would {}", plan->reason);
+        planner_.moved(plan->domain, now);  // as if: the next one waits for the cooldown
+      } else {
+        log_->info("decision: {}; because {}", plan->reason, v.summary);
+        migrate(*plan);
+      }
+    } else if (why != last_no_plan_) {
+      log_->warn("destination congestion, but {}", why);
+      last_no_plan_ = why;
+    }
+  }
+  broadcast_status(v);
+  timer_.expires_after(
+      std::chrono::milliseconds(static_cast<long>(1000 * config_.status_interval_s)));
+  timer_.async_wait([this](boost::system::error_code ec) {
+    if (!ec) tick();
+  });
+}
+
+void Controller::broadcast_status(const Verdict& v) {
+  control::HostStatus s;
+  s.host = config_.host;
+  try {
+    s.guests = static_cast<std::uint32_t>(hypervisor_.running_domains().size());
+  } catch (const std::exception& e) {
+    log_->error("{}", e.what());
+    return;
+  }
+  s.capacity = config_.capacity;
+  s.destination_congested = v.congested;
+  s.migrating = migrating_;
+  std::vector<double> excess;
+  for (const auto& g : v.guests) excess.push_back(g.median_excess_us);
+  std::sort(excess.begin(), excess.end());
+  s.incoming_excess_us = excess.empty() ? 0 : excess[excess.size() / 2];
+  links_->send_all(control::seal(Kind::host_status, control::kOperatorKeyId, config_.host,
+                                 ++sequence_, wall_ns(), control::write(s), config_.operator_key));
+}
+
+void Controller::migrate(const Plan& plan) {
+  migrating_ = true;
+  if (worker_.joinable()) worker_.join();
+  std::vector<std::pair<std::string, std::string>> targets;  // host, libvirt URI
+  for (const auto& h : plan.hosts)
+    for (const auto& p : config_.peers)
+      if (p.host == h) targets.emplace_back(h, p.libvirt_uri);
+  worker_ = std::thread([this, domain = plan.domain, targets] {
+    std::string moved_to;
+    for (const auto& [host, uri] : targets) {
+      MigrationRequest r{domain, uri, config_.bandwidth_mib_s, config_.timeout_s};
+      MigrationResult m = hypervisor_.migrate(r);
+      asio::post(io_, [this, domain, host = host, m] {
+        if (m.outcome == MigrationResult::Outcome::moved)
+          log_->info("migrated {} to {} in {:.2f} s", domain, host, m.seconds);
+        else
+          log_->warn("migration of {} to {} {} after {:.2f} s: {}", domain, host,
+                     describe(m.outcome), m.seconds, m.error);
+        if (m.outcome == MigrationResult::Outcome::refused) planner_.refused(domain, host, now_s());
+      });
+      if (m.outcome == MigrationResult::Outcome::moved) {
+        moved_to = host;
+        break;
+      }
+    }
+    asio::post(io_, [this, domain, moved_to] { migration_done(domain, moved_to); });
+  });
+}
+
+void Controller::migration_done(const std::string& domain, const std::string& to_host) {
+  migrating_ = false;
+  planner_.moved(domain, now_s());
+  if (to_host.empty()) {
+    log_->warn("{} stays on {}: every planned host refused or failed", domain, config_.host);
+    return;
+  }
+  detector_.forget(domain);
+  detector_.restart();
+  auto g = guests_.find(domain);
+  if (g != guests_.end()) {
+    std::string address;
+    for (const auto& p : config_.peers)
+      if (p.host == to_host) address = p.address;
+    if (auto s = g->second.session.lock())
+      s->send(seal_for(*g->second.job, Kind::moved,
+                       control::write(control::Moved{domain, to_host, address})));
+    guests_.erase(g);
+  }
+}
+
+}  // namespace mcm::lmcd

@@ -1,0 +1,74 @@
+// lmcd's controller: the composition of one host's live-migration controller. It keeps the
+// registry of the guests whose daemons registered (hello), feeds their reports to the
+// destination detector, keeps the peers' host statuses, and once a second judges the host;
+// when it is destination-congested, it plans and runs one migration at a time (on a worker
+// thread: libvirt's calls block), trying the planned hosts in order, and tells the moved
+// VM's daemon. Every decision is one log line with its figures.
+#pragma once
+
+#include <boost/asio.hpp>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "hypervisor/hypervisor.h"
+#include "logic/destination_detector.h"
+#include "logic/migration_planner.h"
+#include "mcm/lmcd_config.h"
+#include "server/frame_gate.h"
+
+namespace spdlog {
+class logger;
+}
+
+namespace mcm::lmcd {
+
+class Session;
+class PeerLinks;
+
+class Controller {
+ public:
+  Controller(boost::asio::io_context& io, const LmcdConfig& config, Hypervisor& hypervisor,
+             std::shared_ptr<spdlog::logger> log);
+  ~Controller();
+
+  FrameGate& gate() { return gate_; }
+  spdlog::logger& log() { return *log_; }
+  /// An admitted frame from `session`.
+  void on_frame(const std::shared_ptr<Session>& session, const Admitted& frame);
+  /// Starts the once-a-second judgement and the status broadcast.
+  void start();
+
+ private:
+  struct Guest {
+    const LmcdJob* job = nullptr;
+    std::weak_ptr<Session> session;
+  };
+  void tick();
+  void broadcast_status(const Verdict& verdict);
+  void migrate(const Plan& plan);
+  void migration_done(const std::string& domain, const std::string& to_host);
+  std::vector<char> seal_for(const LmcdJob& job, control::Kind kind,
+                             const std::vector<char>& payload);
+  double now_s() const;
+
+  boost::asio::io_context& io_;
+  const LmcdConfig& config_;
+  Hypervisor& hypervisor_;
+  std::shared_ptr<spdlog::logger> log_;
+  FrameGate gate_;
+  DestinationDetector detector_;
+  MigrationPlanner planner_;
+  std::map<std::string, Guest> guests_;
+  std::map<std::string, PeerStatus> peers_;
+  std::unique_ptr<PeerLinks> links_;
+  boost::asio::steady_timer timer_;
+  bool migrating_ = false;
+  bool was_congested_ = false;
+  std::string last_no_plan_;
+  std::thread worker_;
+  std::uint64_t sequence_;
+};
+
+}  // namespace mcm::lmcd

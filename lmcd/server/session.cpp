@@ -1,0 +1,116 @@
+#include "server/session.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "controller.h"
+
+namespace mcm::lmcd {
+
+namespace asio = boost::asio;
+using asio::ip::tcp;
+
+namespace {
+std::int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+}  // namespace
+
+Session::Session(tcp::socket socket, Controller& controller)
+    : socket_(std::move(socket)), controller_(controller) {}
+
+void Session::start() {
+  boost::system::error_code ec;
+  auto ep = socket_.remote_endpoint(ec);
+  peer_ = ec ? "?" : ep.address().to_string();
+  read_header();
+}
+
+void Session::close() {
+  if (closed_) return;
+  closed_ = true;
+  boost::system::error_code ec;
+  socket_.shutdown(tcp::socket::shutdown_both, ec);
+  socket_.close(ec);
+}
+
+void Session::read_header() {
+  auto self = shared_from_this();
+  asio::async_read(socket_, asio::buffer(header_bytes_),
+                   [this, self](boost::system::error_code ec, std::size_t n) {
+                     if (ec) return close();
+                     auto h = controller_.gate().header(header_bytes_.data(), n);
+                     if (!h) {
+                       controller_.log().warn("{} (from {})", h.error, peer_);
+                       return close();
+                     }
+                     rest_.assign(h->payload_bytes + control::kMacBytes, '\0');
+                     pending_ = *h;
+                     read_rest();
+                   });
+}
+
+void Session::read_rest() {
+  auto self = shared_from_this();
+  asio::async_read(
+      socket_, asio::buffer(rest_), [this, self](boost::system::error_code ec, std::size_t) {
+        if (ec) return close();
+        auto admitted =
+            controller_.gate().admit(pending_, header_bytes_.data(), rest_, peer_, now_ns());
+        if (!admitted) {
+          controller_.log().warn("{}", admitted.error);
+          return close();
+        }
+        controller_.on_frame(self, *admitted);
+        if (!closed_) read_header();
+      });
+}
+
+void Session::send(std::vector<char> frame) {
+  if (closed_) return;
+  out_.push_back(std::move(frame));
+  if (out_.size() == 1) write_next();
+}
+
+void Session::write_next() {
+  auto self = shared_from_this();
+  asio::async_write(socket_, asio::buffer(out_.front()),
+                    [this, self](boost::system::error_code ec, std::size_t) {
+                      if (ec) return close();
+                      out_.pop_front();
+                      if (!out_.empty()) write_next();
+                    });
+}
+
+ControlServer::ControlServer(asio::io_context& io, const tcp::endpoint& at, Controller& controller,
+                             std::size_t max_sessions)
+    : acceptor_(io, at), controller_(controller), max_sessions_(max_sessions) {}
+
+void ControlServer::start() {
+  accept();
+}
+
+void ControlServer::accept() {
+  acceptor_.async_accept([this](boost::system::error_code ec, tcp::socket socket) {
+    if (!ec) {
+      sessions_.erase(std::remove_if(sessions_.begin(), sessions_.end(),
+                                     [](const std::weak_ptr<Session>& s) { return s.expired(); }),
+                      sessions_.end());
+      if (sessions_.size() >= max_sessions_) {
+        controller_.log().warn("refused a connection: {} open already (the limit)",
+                               sessions_.size());
+      } else {
+        auto s = std::make_shared<Session>(std::move(socket), controller_);
+        sessions_.push_back(s);
+        s->start();
+      }
+    }
+    accept();
+  });
+}
+
+}  // namespace mcm::lmcd
