@@ -32,7 +32,9 @@ struct DetectorConfig {
   double guest_fraction = 0.5;   ///< the host is congested above this share of its guests
   int min_guests = 1;            ///< ...and at least this many suffering guests
   double sustain_s = 3.0;        ///< for at least this long without a break
-  double report_ttl_s = 5.0;     ///< reports older than this are not counted
+  /// Reports older than this are not counted. Shorter than sustain_s, so that one report
+  /// (the last one of a daemon gone quiet) cannot carry the condition through the window.
+  double report_ttl_s = 2.0;
 };
 
 /// One guest's part in a verdict.
