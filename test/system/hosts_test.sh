@@ -36,10 +36,7 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
-if [ -e /run/mcm-testbed ]; then
-  echo "a testbed is already up: run '$TESTBED down' first (tests bring up their own)" >&2
-  exit 1
-fi
+refuse_if_testbed_up
 for t in libvirtd virsh qemu-system-x86_64 iperf3; do
   command -v "$t" >/dev/null || { fail "$t is installed (scripts/setup installs it)"; finish; exit 1; }
 done

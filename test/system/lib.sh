@@ -25,12 +25,18 @@ finish() {
 # already exec'd; Open MPI's own source says to ignore it).
 real_errors() { grep -v 'plm:rsh: Warning: setpgid' "$1" || true; }
 
-# testbed_up N: a fresh cluster of N VMs, removed when the test exits.
-testbed_up() {
+# refuse_if_testbed_up: exit 1 when a testbed is up (a test brings up its own and would
+# take someone's down).
+refuse_if_testbed_up() {
   if [ -e /run/mcm-testbed ]; then
     echo "a testbed is already up: run '$TESTBED down' first (tests bring up their own)" >&2
     exit 1
   fi
+}
+
+# testbed_up N: a fresh cluster of N VMs, removed when the test exits.
+testbed_up() {
+  refuse_if_testbed_up
   trap '"$TESTBED" down >/dev/null 2>&1 || true' EXIT
   "$TESTBED" up "$1" >/dev/null
   eval "$("$TESTBED" env)"

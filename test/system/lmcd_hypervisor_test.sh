@@ -18,10 +18,7 @@ CHECK="$BUILD/test/system/hypervisor_check"
 uri() { echo "qemu+tcp://10.77.0.10$1:16509/system"; }
 where() { "$TESTBED" hosts | awk -v vm="$1" '/^h[0-9]/ {h = $1} $1 == vm {print h " " $5}'; }
 
-if [ -e /run/mcm-testbed ]; then
-  echo "a testbed is already up: run '$TESTBED down' first (tests bring up their own)" >&2
-  exit 1
-fi
+refuse_if_testbed_up
 trap '"$TESTBED" down >/dev/null 2>&1 || true' EXIT
 if ! "$TESTBED" up 3 --hosts 4 --place vm1:h1,vm2:h2,vm3:h3 --capacity 1 >/dev/null; then
   fail "up 3 --hosts 4"; finish; exit 1

@@ -23,10 +23,7 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
-if [ -e /run/mcm-testbed ]; then
-  echo "a testbed is already up: run '$TESTBED down' first (tests bring up their own)" >&2
-  exit 1
-fi
+refuse_if_testbed_up
 "$TESTBED" up 4 --hosts 3 --place vm1:h1,vm2:h1,vm3:h2,vm4:h2 --capacity 2 >/dev/null ||
   { fail "up 4 --hosts 3"; finish; exit 1; }
 

@@ -6,18 +6,14 @@
 
 #include "mcm/control/codec.h"
 #include "mcm/control/seal.h"
+#include "support/control_keys.h"
 
 using namespace mcm::control;
 
 namespace {
 
-constexpr std::int64_t kNow = 1'800'000'000'000'000'000;
-
-Key key_of(unsigned char fill) {
-  Key k{};
-  k.fill(fill);
-  return k;
-}
+constexpr std::int64_t kNow = mcm::test::kNowNs;
+using mcm::test::key_of;
 
 IncomingReport report() {
   IncomingReport r;

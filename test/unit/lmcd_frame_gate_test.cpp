@@ -7,6 +7,7 @@
 
 #include "mcm/control/codec.h"
 #include "server/frame_gate.h"
+#include "support/control_keys.h"
 
 using namespace mcm;
 using namespace mcm::control;
@@ -14,13 +15,8 @@ using namespace mcm::lmcd;
 
 namespace {
 
-constexpr std::int64_t kNow = 1'800'000'000'000'000'000;
-
-Key key_of(unsigned char fill) {
-  Key k{};
-  k.fill(fill);
-  return k;
-}
+constexpr std::int64_t kNow = mcm::test::kNowNs;
+using mcm::test::key_of;
 
 /// h2's lmcd: jobs a (vm1, vm3) and b (vm2, vm4), a peer h3.
 LmcdConfig config() {
