@@ -58,7 +58,8 @@ check "lmcd runs on each host ($(grep -l listening "$work"/lmcd-h*.log | wc -l) 
 # started with &, $! is the reporter itself).
 report() {
   local vm=$1 secs=$2; shift 2
-  local host; host=$("$TESTBED" hosts | awk -v vm="vm$vm" '/^h[0-9]/ {h = $1} $1 == vm {print substr(h, 2)}')
+  # Its host: where the testbed's hook last put its network (no libvirt call to race).
+  local host; host=$(sed 's/^h//' "/run/mcm-testbed/placement/vm$vm")
   exec ip netns exec mcm-vm$vm "$REPORTER" "10.77.0.10$host:7800" job-a "$work/job.key" "vm$vm" 4 "$secs" "$@"
 }
 where() { "$TESTBED" hosts | awk -v vm="$1" '/^h[0-9]/ {h = $1} $1 == vm {print h}'; }
