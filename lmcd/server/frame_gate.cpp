@@ -13,6 +13,32 @@ Decoded<Admitted> refuse(const std::string& from, const control::Header& h,
                                     "): " + why);
 }
 
+/// Whom a message speaks of: a daemon's VM, or the host of a status.
+const std::string& subject_of(const control::Hello& m) {
+  return m.domain;
+}
+const std::string& subject_of(const control::IncomingReport& m) {
+  return m.domain;
+}
+const std::string& subject_of(const control::Goodbye& m) {
+  return m.domain;
+}
+const std::string& subject_of(const control::HostStatus& m) {
+  return m.host;
+}
+
+/// Decodes `payload` with `read` into `admitted.message` and sets `subject`; the decoder's
+/// error when it does not decode.
+template <class T>
+std::string take(Decoded<T> (*read)(const std::vector<char>&), const std::vector<char>& payload,
+                 Admitted& admitted, std::string& subject) {
+  Decoded<T> m = read(payload);
+  if (!m) return m.error;
+  subject = subject_of(*m);
+  admitted.message = std::move(*m.value);
+  return {};
+}
+
 }  // namespace
 
 Decoded<control::Header> FrameGate::header(const char* bytes, std::size_t size) const {
@@ -63,40 +89,26 @@ Decoded<Admitted> FrameGate::admit(const control::Header& h, const char* header_
   Admitted a;
   a.header = h;
   a.job = job;
-  std::string domain, error;
+  std::string subject, error;
   switch (h.kind) {
-    case Kind::hello: {
-      auto m = control::read_hello(payload);
-      if (!m) return refuse(peer_address, h, m.error);
-      domain = m->domain;
-      a.message = *m;
+    case Kind::hello:
+      error = take(control::read_hello, payload, a, subject);
       break;
-    }
-    case Kind::incoming_report: {
-      auto m = control::read_incoming_report(payload);
-      if (!m) return refuse(peer_address, h, m.error);
-      domain = m->domain;
-      a.message = *m;
+    case Kind::incoming_report:
+      error = take(control::read_incoming_report, payload, a, subject);
       break;
-    }
-    case Kind::goodbye: {
-      auto m = control::read_goodbye(payload);
-      if (!m) return refuse(peer_address, h, m.error);
-      domain = m->domain;
-      a.message = *m;
+    case Kind::goodbye:
+      error = take(control::read_goodbye, payload, a, subject);
       break;
-    }
-    default: {
-      auto m = control::read_host_status(payload);
-      if (!m) return refuse(peer_address, h, m.error);
-      if (m->host != h.sender)
-        return refuse(peer_address, h, "a status of " + m->host + " sent by " + h.sender);
-      a.message = *m;
-      return Decoded<Admitted>{std::move(a), {}};
-    }
+    default:
+      error = take(control::read_host_status, payload, a, subject);
+      break;
   }
-  if (domain != h.sender)
-    return refuse(peer_address, h, "speaks of " + domain + ", not of its own VM");
+  if (!error.empty()) return refuse(peer_address, h, error);
+  if (subject != h.sender)
+    return refuse(peer_address, h,
+                  job != nullptr ? "speaks of " + subject + ", not of its own VM"
+                                 : "a status of " + subject + " sent by " + h.sender);
   return Decoded<Admitted>{std::move(a), {}};
 }
 

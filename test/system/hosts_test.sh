@@ -42,13 +42,6 @@ for t in libvirtd virsh qemu-system-x86_64 iperf3; do
 done
 URI3="qemu+tcp://10.77.0.103:16509/system"
 
-# hypervisors: the live libvirtd and qemu processes on this machine (zombies aside).
-hypervisors() {
-  local p
-  for p in $(pgrep -x libvirtd; pgrep -f qemu-system-x86_64); do
-    [ "$(awk '{print $3}' "/proc/$p/stat" 2>/dev/null)" = Z ] || [ ! -e "/proc/$p" ] || echo "$p"
-  done
-}
 
 # all_left: every object the testbed with hosts can leave behind, one a line (empty: none).
 all_left() {
@@ -57,8 +50,8 @@ all_left() {
   findmnt -rn -o TARGET | grep -E '^/run/mcm-testbed|libvirt' | sed 's/^/mount /'
   [ ! -e /run/mcm-testbed ] || echo "state dir /run/mcm-testbed"
   [ $run_libvirt_existed = 1 ] || [ ! -e /run/libvirt ] || echo "dir /run/libvirt"
-  hypervisors | sed 's/^/libvirtd or qemu pid /'
-  for p in $(pgrep -x iperf3); do [ "$(awk '{print $3}' "/proc/$p/stat" 2>/dev/null)" = Z ] || echo "iperf3 pid $p"; done
+  live_pids $(pgrep -x libvirtd) $(pgrep -f qemu-system-x86_64) | sed 's/^/libvirtd or qemu pid /'
+  live_pids $(pgrep -x iperf3) | sed 's/^/iperf3 pid /'
   return 0
 }
 

@@ -67,6 +67,16 @@ no_process_left() {
   return 1
 }
 
+# live_pids PID...: the pids given that are alive and not zombies (this machine's PID 1 may
+# reap late), one a line.
+live_pids() {
+  local p
+  for p in "$@"; do
+    [ -e "/proc/$p" ] && [ "$(awk '{print $3}' "/proc/$p/stat" 2>/dev/null)" != Z ] && echo "$p"
+  done
+  return 0
+}
+
 # wait_for FILE PATTERN SECONDS: true once FILE contains PATTERN.
 wait_for() {
   for _ in $(seq $(($3 * 10))); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done

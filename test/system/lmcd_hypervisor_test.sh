@@ -50,9 +50,7 @@ check "a URI with no libvirtd: exit 1, $out" [ $rc -eq 1 ]
 check "...naming the URI" grep -q "cannot connect to libvirt at qemu+tcp://10.77.0.109" <<<"$out"
 
 "$TESTBED" down >/dev/null 2>&1
-# live: the pids given that are not zombies (this machine's PID 1 may reap late).
-live() { for p in "$@"; do [ "$(awk '{print $3}' "/proc/$p/stat" 2>/dev/null)" = Z ] || [ ! -e "/proc/$p" ] || echo "$p"; done; }
-left="$(ip netns list | grep '^mcm-') $(live $(pgrep -x libvirtd) $(pgrep -f 'qemu-system-x86_64 -name'))"
+left="$(ip netns list | grep '^mcm-') $(live_pids $(pgrep -x libvirtd) $(pgrep -f 'qemu-system-x86_64 -name'))"
 check "down leaves no namespace, libvirtd or qemu${left// /}" [ -z "${left// /}" ]
 trap - EXIT
 finish
