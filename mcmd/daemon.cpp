@@ -7,6 +7,7 @@
 #include <csignal>
 
 #include "mcm/protocol.h"
+#include "migration/incoming_report.h"
 #include "plumbing/vm_names.h"
 
 namespace mcm::daemon {
@@ -65,7 +66,53 @@ Daemon::Daemon(const Layout& layout, const DaemonOptions& options, const Doorbel
         estimate_clock_offsets(layout_, poller_.transport()), options.mode == Mode::adaptive, log_);
     relay_->set_dynamic_routes([this](int vm) { return runtime_->via(vm); });
     runtime_->set_backlog([this](int vm) { return relay_->unmatched_at(vm); });
+    lmcd_ = make_lmcd_link(options);
+  } else if (options.migration.enabled()) {
+    log_->warn(
+        "lmcd: the config's migration section is ignored in mode {}: reports to lmcd "
+        "need mode relay or adaptive (their runtime judges the paths)",
+        to_string(options.mode));
   }
+}
+
+std::unique_ptr<LmcdLink> Daemon::make_lmcd_link(const DaemonOptions& options) {
+  const MigrationConfig& m = options.migration;
+  if (!m.enabled()) return nullptr;
+  const std::string& me = vm_names_[static_cast<std::size_t>(layout_.vm)];
+  // This VM's entry: its name as MCM knows it, else the same short host name.
+  const auto short_name = [](const std::string& name) { return name.substr(0, name.find('.')); };
+  const auto entry = [&](const std::map<std::string, std::string>& map) -> const std::string* {
+    if (auto it = map.find(me); it != map.end()) return &it->second;
+    for (const auto& [name, value] : map)
+      if (short_name(name) == short_name(me)) return &value;
+    return nullptr;
+  };
+  const std::string* lmcd = entry(m.lmcd);
+  if (lmcd == nullptr) {
+    log_->warn("lmcd: the config's migration.lmcd names no lmcd for {}: this VM does not report",
+               me);
+    return nullptr;
+  }
+  const std::string* domain = entry(m.domains);
+  LmcdLink::Settings settings{m.job, options.migration_key, domain ? *domain : short_name(me),
+                              *lmcd, static_cast<std::uint32_t>(layout_.daemon_count)};
+  if (!control::valid_name(settings.domain) || settings.domain.size() > 31) {
+    log_->warn(
+        "lmcd: '{}' is no libvirt domain name the control channel can carry (1..31 of "
+        "[A-Za-z0-9._:-]): give it in migration.domains; this VM does not report",
+        settings.domain);
+    return nullptr;
+  }
+  const double max_age_s = std::max(2.0, 5.0 * options.runtime.probe_interval_ms / 1000.0);
+  return std::make_unique<LmcdLink>(
+      io_, std::move(settings),
+      [this, max_age_s] {
+        return incoming_report("", runtime_->incoming_paths(), vm_names_, 0, max_age_s);
+      },
+      [this](const control::Moved& moved) {
+        runtime_->rebase("this VM now runs on " + moved.to_host);
+      },
+      log_);
 }
 
 Outcome Daemon::run() {
@@ -88,6 +135,7 @@ Outcome Daemon::run() {
       return progress;
     });
   if (runtime_) runtime_->start();
+  if (lmcd_) lmcd_->start();
   heartbeats_.start(Heartbeats::Clock::now());
   beat();
   listen_to_doorbell();
@@ -268,6 +316,7 @@ void Daemon::warn_of_strangers() {
 }
 
 void Daemon::finish(bool clean) {
+  if (lmcd_) lmcd_->stop();
   signals_.cancel();
   boost::system::error_code ignored;
   doorbell_.close(ignored);

@@ -18,6 +18,9 @@
 // Relay forwards frames from construction to the end, also during the barrier; after the
 // barrier run() returns only once the relay holds no frame and has no send outstanding
 // (or after a grace period, for frames no rank ever received).
+// With a runtime and the config's migration section, an LmcdLink reports this VM's
+// incoming paths to its host's lmcd from run() until finish(), and a move it is told of
+// makes the runtime measure this VM's paths again (migration/lmcd_link.h).
 #pragma once
 
 #include <boost/asio/io_context.hpp>
@@ -31,6 +34,7 @@
 #include <vector>
 
 #include "mcm/bootstrap.h"
+#include "migration/lmcd_link.h"
 #include "plumbing/daemon_options.h"
 #include "plumbing/heartbeats.h"
 #include "plumbing/mpi_poller.h"
@@ -62,6 +66,9 @@ class Daemon {
 
  private:
   void log_cpu_time() const;
+  /// The link to this VM's host's lmcd, when the config's migration section names one for
+  /// this VM (a warning says so when it names none); nullptr otherwise.
+  std::unique_ptr<LmcdLink> make_lmcd_link(const DaemonOptions& options);
   void expect_finalizing_rank();
   void on_rank_finalizing(const MPI_Status& status);
   void enter_shutdown_barrier();
@@ -95,6 +102,7 @@ class Daemon {
   ForwardingPriority priority_;
   std::unique_ptr<Relay> relay_;      ///< modes relay and adaptive
   std::unique_ptr<Runtime> runtime_;  ///< likewise
+  std::unique_ptr<LmcdLink> lmcd_;    ///< with a runtime and a migration section
   const Doorbell& bell_;
   std::vector<Ring> rings_;  ///< the keyed rings of the last drain (reused)
   bool refusal_logged_ = false;

@@ -11,6 +11,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "mcm/control/messages.h"
 #include "mcm/error.h"
 #include "yaml_document.h"
 
@@ -139,6 +140,54 @@ Key route_list(std::string_view name) {
           }};
 }
 
+/// A map of VM names to `what` (each value a non-empty string, checked by `check`).
+std::map<std::string, std::string> name_map(
+    const Site& site, const YAML::Node& node, const std::string& path, std::string_view what,
+    const std::function<void(const YAML::Node&, const std::string&)>& check) {
+  yaml::expect_map(site.file, node, path, " of VM names to " + std::string(what));
+  std::map<std::string, std::string> out;
+  for (const auto& entry : node) {
+    const std::string vm = yaml::text(site.file, entry.first, path + " key");
+    const std::string at = path + "." + vm;
+    check(entry.second, at);
+    if (!out.emplace(vm, yaml::text(site.file, entry.second, at)).second)
+      fail(site.file, entry.first.Mark(), "duplicate key '" + at + "'");
+  }
+  return out;
+}
+
+/// `migration:` (MigrationConfig): job, key_file and lmcd are required.
+Key migration_section(std::string_view name) {
+  return {
+      name, [](const Site& site, const YAML::Node& value, Config& config) {
+        const std::string& f = site.file;
+        yaml::expect_map(f, value, site.path, " {job, key_file, lmcd, domains}");
+        yaml::check_keys(f, value, site.path, {"job", "key_file", "lmcd", "domains"},
+                         {"job", "key_file", "lmcd"});
+        MigrationConfig& m = config.migration;
+        m.job = yaml::text(f, value["job"], "migration.job");
+        const auto control_name = [&](const YAML::Node& n, const std::string& at) {
+          const std::string s = yaml::text(f, n, at);
+          if (!control::valid_name(s) || s.size() > 31)  // a header's name field
+            fail(f, n.Mark(),
+                 at + " must be a name of 1..31 characters of [A-Za-z0-9._:-] (got '" + s + "')");
+        };
+        control_name(value["job"], "migration.job");
+        m.key_file = yaml::text(f, value["key_file"], "migration.key_file");
+        if (m.key_file[0] != '/') {
+          const auto slash = f.rfind('/');
+          if (slash != std::string::npos) m.key_file = f.substr(0, slash + 1) + m.key_file;
+        }
+        m.where = position(f, value["key_file"].Mark()) + "migration.key_file";
+        m.lmcd =
+            name_map(site, value["lmcd"], "migration.lmcd", "ADDRESS:PORT",
+                     [&](const YAML::Node& n, const std::string& at) { yaml::endpoint(f, n, at); });
+        if (value["domains"])
+          m.domains = name_map(site, value["domains"], "migration.domains", "libvirt domain names",
+                               control_name);
+      }};
+}
+
 // ---- The schema: one line per key. ----
 
 const std::vector<Key>& daemon_keys() {
@@ -205,6 +254,7 @@ const std::vector<Key>& top_level_keys() {
       section("runtime", runtime_keys()),
       section("liveness", liveness_keys()),
       route_list("routes"),
+      migration_section("migration"),
   };
   return keys;
 }

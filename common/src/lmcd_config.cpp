@@ -13,26 +13,6 @@ namespace {
 
 using yaml::fail;
 
-/// "ADDRESS:PORT" split, or a failure at `node` naming `path`.
-std::pair<std::string, int> endpoint(const std::string& file, const YAML::Node& node,
-                                     const std::string& path) {
-  std::string s = yaml::text(file, node, path);
-  auto colon = s.rfind(':');
-  int port = 0;
-  if (colon != std::string::npos && colon > 0) {
-    try {
-      std::size_t used = 0;
-      port = std::stoi(s.substr(colon + 1), &used);
-      if (used != s.size() - colon - 1) port = 0;
-    } catch (const std::exception&) {
-      port = 0;
-    }
-  }
-  if (port < 1 || port > 65535)
-    fail(file, node.Mark(), path + " must be ADDRESS:PORT with a port 1..65535 (got '" + s + "')");
-  return {s.substr(0, colon), port};
-}
-
 std::string name(const std::string& file, const YAML::Node& node, const std::string& path) {
   std::string s = yaml::text(file, node, path);
   if (!control::valid_name(s) || s.size() > 31)
@@ -77,7 +57,7 @@ LmcdConfig parse_lmcd_config(const std::string& text, const std::string& file,
       {"host", "listen", "operator_key_file"});
   LmcdConfig c;
   c.host = name(file, root["host"], "host");
-  std::tie(c.listen_address, c.listen_port) = endpoint(file, root["listen"], "listen");
+  std::tie(c.listen_address, c.listen_port) = yaml::endpoint(file, root["listen"], "listen");
   if (root["libvirt_uri"]) c.libvirt_uri = yaml::text(file, root["libvirt_uri"], "libvirt_uri");
   c.operator_key = key_file(file, root["operator_key_file"], "operator_key_file", base_dir);
   if (root["capacity"])
@@ -97,7 +77,7 @@ LmcdConfig parse_lmcd_config(const std::string& text, const std::string& file,
       if (!hosts.insert(peer.host).second)
         fail(file, p["host"].Mark(),
              at + ".host: " + peer.host + " is named twice (or is this host)");
-      endpoint(file, p["address"], at + ".address");
+      yaml::endpoint(file, p["address"], at + ".address");
       peer.address = p["address"].Scalar();
       peer.libvirt_uri = yaml::text(file, p["libvirt_uri"], at + ".libvirt_uri");
       c.peers.push_back(std::move(peer));

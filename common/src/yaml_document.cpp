@@ -124,6 +124,25 @@ std::string text(const std::string& file, const YAML::Node& node, const std::str
   return node.Scalar();
 }
 
+std::pair<std::string, int> endpoint(const std::string& file, const YAML::Node& node,
+                                     const std::string& path) {
+  std::string s = yaml::text(file, node, path);
+  auto colon = s.rfind(':');
+  int port = 0;
+  if (colon != std::string::npos && colon > 0) {
+    try {
+      std::size_t used = 0;
+      port = std::stoi(s.substr(colon + 1), &used);
+      if (used != s.size() - colon - 1) port = 0;
+    } catch (const std::exception&) {
+      port = 0;
+    }
+  }
+  if (port < 1 || port > 65535)
+    fail(file, node.Mark(), path + " must be ADDRESS:PORT with a port 1..65535 (got '" + s + "')");
+  return {s.substr(0, colon), port};
+}
+
 void expect_list(const std::string& file, const YAML::Node& node, const std::string& path,
                  std::string_view hint) {
   if (!node.IsSequence()) fail(file, node.Mark(), path + " must be a list" + std::string(hint));

@@ -7,6 +7,7 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "text.h"
@@ -49,6 +50,11 @@ double number(const std::string& file, const YAML::Node& node, const std::string
 
 /// `node` as a non-empty string; else fail(... "PATH must be a non-empty string").
 std::string text(const std::string& file, const YAML::Node& node, const std::string& path);
+
+/// `node` as "ADDRESS:PORT" split in two (the address is not resolved); else fail(...
+/// "PATH must be ADDRESS:PORT with a port 1..65535").
+std::pair<std::string, int> endpoint(const std::string& file, const YAML::Node& node,
+                                     const std::string& path);
 
 /// `node` as a sequence; else fail(... "PATH must be a list" + hint).
 void expect_list(const std::string& file, const YAML::Node& node, const std::string& path,

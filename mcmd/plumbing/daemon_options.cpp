@@ -1,8 +1,10 @@
 #include "plumbing/daemon_options.h"
 
 #include <cstdio>
+#include <fstream>
 #include <limits>
 #include <optional>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -98,6 +100,19 @@ DaemonOptions parse_options(int argc, char** argv) {
     o.relay = config.relay;
     o.runtime = config.runtime;
     o.liveness = config.liveness;
+    o.migration = config.migration;
+    if (o.migration.enabled()) {
+      const std::string& path = o.migration.key_file;
+      std::ifstream in(path);
+      if (!in.is_open())
+        throw std::runtime_error(o.migration.where + ": cannot read key file '" + path + "'");
+      std::stringstream text;
+      text << in.rdbuf();
+      auto key = control::parse_key(text.str());
+      if (!key)
+        throw std::runtime_error(o.migration.where + ": key file '" + path + "': " + key.error);
+      o.migration_key = *key;
+    }
   }
   if (chunk_bytes) o.relay.chunk_bytes = *chunk_bytes;
   if (buffer_bytes) o.relay.buffer_bytes = *buffer_bytes;

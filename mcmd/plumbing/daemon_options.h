@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "mcm/config.h"
+#include "mcm/control/seal.h"
 #include "mcm/routes.h"
 #include "mcm/topology.h"
 
@@ -24,6 +25,8 @@ struct DaemonOptions {
   int nice = DaemonConfig{}.nice;
   RuntimeConfig runtime;          ///< the config's runtime section
   LivenessConfig liveness;        ///< the config's liveness section
+  MigrationConfig migration;      ///< the config's migration section (lmcd reports)
+  control::Key migration_key{};   ///< its key file's key, read and checked at parse time
   RelayConfig relay;              ///< --chunk-bytes/--buffer-bytes over the config's relay:
   std::vector<RouteSpec> routes;  ///< --route only (the config's routes need the allocation:
                                   ///< mcmrun resolves them and passes them as --route)

@@ -42,6 +42,8 @@ PathSelector::PathSelector(int my_vm, const RuntimeConfig& config, BaseLatency b
   records_.assign(n, std::vector<PathRecord>(n + 1));
   peer_excess_.assign(n, std::vector<double>(n, std::nan("")));
   peer_report_time_.assign(n, -1e9);
+  shift_.assign(n, 0.0);
+  rebase_min_.assign(n, std::nan(""));
 }
 
 std::string PathSelector::path_name(int via) const {
@@ -49,8 +51,9 @@ std::string PathSelector::path_name(int via) const {
 }
 
 double PathSelector::base(int destination, int via, long long bytes) const {
-  if (via < 0) return base_(my_vm_, destination, bytes);
-  return base_(my_vm_, via, bytes) + base_(via, destination, bytes);
+  if (via < 0) return base_(my_vm_, destination, bytes) + shift_[static_cast<size_t>(destination)];
+  return base_(my_vm_, via, bytes) + shift_[static_cast<size_t>(via)] +
+         base_(via, destination, bytes);
 }
 
 PathRecord& PathSelector::record_of(int destination, int via) {
@@ -70,6 +73,15 @@ std::optional<Decision> PathSelector::observe(int destination, int via, double l
   if (!probe && via == via_[static_cast<size_t>(destination)] &&
       sent < pairs_[static_cast<size_t>(destination)].changed_at)
     return std::nullopt;  // the old route's backlog, not this path (see the header)
+  if (rebasing_) {        // measure only (rebase())
+    const double table = base_(my_vm_, destination, bytes);
+    if (via < 0 && table > 0 && std::isfinite(clock_uncertainty_us)) {
+      double& least = rebase_min_[static_cast<size_t>(destination)];
+      const double shift = latency_us - table;
+      if (std::isnan(least) || shift < least) least = shift;
+    }
+    return std::nullopt;
+  }
   const double b = base(destination, via, bytes);
   if (!(b > 0)) return std::nullopt;  // the table does not know this path: not monitored
   // A latency from a clock offset nothing measured yet says nothing, either way.
@@ -292,8 +304,35 @@ double PathSelector::hold(const Pair& pair) const {
   return backed_off(pair.flights);
 }
 
+void PathSelector::rebase(double now, double seconds) {
+  rebasing_ = true;
+  rebase_until_ = now + seconds;
+  rebase_min_.assign(rebase_min_.size(), std::nan(""));
+  for (auto& row : records_) row.assign(row.size(), PathRecord{});
+}
+
+bool PathSelector::finish_rebase(double now) {
+  if (!rebasing_ || now < rebase_until_) return false;
+  rebasing_ = false;
+  for (std::size_t d = 0; d < shift_.size(); ++d)
+    shift_[d] = std::isnan(rebase_min_[d]) ? 0.0 : rebase_min_[d];
+  for (auto& row : records_) row.assign(row.size(), PathRecord{});
+  return true;
+}
+
+PathSelector::RouteState PathSelector::route_state(int destination, double now) const {
+  RouteState state;
+  if (destination < 0 || destination >= vm_count() || destination == my_vm_) return state;
+  state.via = via_[static_cast<size_t>(destination)];
+  state.detour_congested = state.via >= 0 && leg_congested(destination, state.via, now);
+  if (const PathRecord* r = record(destination, -1))
+    state.recent_excess_us = r->recent_min_excess_us(kRecent);
+  return state;
+}
+
 std::vector<Decision> PathSelector::tick(double now) {
   std::vector<Decision> decisions;
+  if (rebasing_) return decisions;
   for (int d = 0; d < vm_count(); ++d) {
     const int current = via_[static_cast<size_t>(d)];
     if (current < 0 || pinned_[static_cast<size_t>(d)]) continue;

@@ -135,13 +135,42 @@ class PathSelector {
   /// What `peer` reports about its own direct paths (direct_excess() there), received at
   /// `now`.
   void peer_report(int peer, std::vector<double> excess_us, double now);
-  /// Time passes: returns detoured pairs to direct when due.
+  /// Time passes: returns detoured pairs to direct when due (not while rebasing).
   std::vector<Decision> tick(double now);
+
+  /// This VM moved to another host (lmcd migrated it): the table's base latencies of its
+  /// direct paths are stale. Forgets every record of its paths and, until `now + seconds`,
+  /// only measures: observations are not judged and trigger nothing, and each direct
+  /// path's least latency over its table base becomes its base shift (the base is then
+  /// the table's plus the shift, for the path and as a detour's first leg). Then judging
+  /// resumes from empty records. Routes stay as they are until then.
+  void rebase(double now, double seconds);
+  /// True once, at the first call at or after the end of a rebase (the shifts are set).
+  bool finish_rebase(double now);
+  bool rebasing() const { return rebasing_; }
+  /// The shift (µs) the last rebase measured for the direct path to `destination`, NaN
+  /// when it saw no observation of it (shift 0).
+  double base_shift_us(int destination) const {
+    return rebase_min_[static_cast<size_t>(destination)];
+  }
+
+  /// How this VM's traffic to `destination` goes now, for the probe replies
+  /// (runtime_messages.h RouteNews): the via, whether a leg of that detour is congested,
+  /// and the direct path's recent excess (the least of its kRecent newest, also while it
+  /// is congested; NaN before any observation).
+  struct RouteState {
+    int via = -1;
+    bool detour_congested = false;
+    double recent_excess_us = std::numeric_limits<double>::quiet_NaN();
+  };
+  RouteState route_state(int destination, double now) const;
+  /// The table's base latency (µs) of any path of the job; NaN when unknown.
+  double table_base_us(int from, int to, long long bytes) const { return base_(from, to, bytes); }
 
   /// The probe table's base latency (µs) of the direct path to `destination` at `bytes`;
   /// NaN when unknown.
   double direct_base_us(int destination, long long bytes) const {
-    return base_(my_vm_, destination, bytes);
+    return base_(my_vm_, destination, bytes) + shift_[static_cast<size_t>(destination)];
   }
   /// The intermediate VM D's traffic takes now, -1 for direct.
   int via(int destination) const { return via_[static_cast<size_t>(destination)]; }
@@ -220,6 +249,10 @@ class PathSelector {
   std::vector<double> peer_report_time_;
   int switches_ = 0;
   int returns_ = 0;
+  bool rebasing_ = false;
+  double rebase_until_ = 0;
+  std::vector<double> shift_;       ///< [destination] µs added to the table's direct base
+  std::vector<double> rebase_min_;  ///< [destination] least latency - table base, NaN: none
 };
 
 }  // namespace mcm::daemon

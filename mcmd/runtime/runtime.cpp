@@ -47,7 +47,9 @@ Runtime::Runtime(const Layout& layout, MpiPoller& poller, boost::asio::io_contex
       flip_timer_(io),
       acks_from_(static_cast<size_t>(layout.daemon_count), 0),
       stay_logged_(static_cast<size_t>(layout.daemon_count), -1e9),
-      stays_unlogged_(static_cast<size_t>(layout.daemon_count), 0) {
+      stays_unlogged_(static_cast<size_t>(layout.daemon_count), 0),
+      incoming_(static_cast<size_t>(layout.daemon_count)),
+      incoming_at_(static_cast<size_t>(layout.daemon_count), std::nan("")) {
   for (int rank : layout.world_rank_of_app_rank)
     if (layout.vm_of_world_rank[static_cast<size_t>(rank)] == layout.vm)
       local_ranks_.push_back(rank);
@@ -153,6 +155,7 @@ void Runtime::on_timer() {
   }
   if (everyone)  // a round: its probes are judged together (probe_rounds.h)
     for (const RoundProbe& p : rounds_.start(first_seq, sent)) judge(p);
+  if (selector_.finish_rebase(mcm::wall_seconds())) log_rebase();
   for (const Decision& d : selector_.tick(mcm::wall_seconds())) apply(d);
   int period_us = std::max(1000, config_.probe_interval_ms * 1000 / 4);
   bool any_detoured = false;
@@ -200,6 +203,15 @@ void Runtime::send_probe(int peer, long long bytes) {
 void Runtime::answer_probe(int peer_daemon, const protocol::Probe& probe, double received) {
   protocol::ProbeAnswer answer;
   answer.excess_us = selector_.direct_excess();
+  const double now = mcm::wall_seconds();
+  for (int vm = 0; vm < layout_.daemon_count; ++vm) {
+    const PathSelector::RouteState state = selector_.route_state(vm, now);
+    protocol::RouteNews news;
+    news.via = static_cast<std::int16_t>(state.via);
+    news.detour_congested = state.detour_congested ? 1 : 0;
+    news.recent_excess_us = static_cast<float>(state.recent_excess_us);
+    answer.routes.push_back(news);
+  }
   answer.head.t_send = probe.t_send;
   answer.head.t_received = received;
   answer.head.seq = probe.seq;
@@ -226,6 +238,14 @@ void Runtime::on_probe_reply(int peer_vm, const std::vector<char>& bytes) {
   const double now = mcm::wall_seconds();
   tracker_.exchange(peer_vm, head.t_send, head.t_received, head.t_replied, now);
   const double latency_us = (tracker_.to_mine(head.t_received, peer_vm) - head.t_send) * 1e6;
+  IncomingPath& in = incoming_[static_cast<size_t>(peer_vm)];
+  const auto me = static_cast<size_t>(layout_.vm);
+  in.source = peer_vm;
+  in.excess_us = answer.value->excess_us[me];
+  in.recent_excess_us = answer.value->routes[me].recent_excess_us;
+  in.via = answer.value->routes[me].via;
+  in.detour_congested = answer.value->routes[me].detour_congested != 0;
+  incoming_at_[static_cast<size_t>(peer_vm)] = now;
   selector_.peer_report(peer_vm, std::move(answer.value->excess_us), now);
   RoundProbe probe;
   probe.vm = peer_vm;
@@ -237,6 +257,48 @@ void Runtime::on_probe_reply(int peer_vm, const std::vector<char>& bytes) {
   probe.clock_uncertainty_us = tracker_.uncertainty_us(peer_vm, now);
   probe.behind_own_frames = behind_frames_.erase(head.seq) > 0;
   for (const RoundProbe& p : rounds_.add(probe)) judge(p);
+}
+
+std::vector<IncomingPath> Runtime::incoming_paths() const {
+  const double now = mcm::wall_seconds();
+  std::vector<IncomingPath> paths;
+  for (int vm = 0; vm < layout_.daemon_count; ++vm) {
+    if (vm == layout_.vm) continue;
+    IncomingPath p = incoming_[static_cast<size_t>(vm)];
+    p.source = vm;
+    const double at = incoming_at_[static_cast<size_t>(vm)];
+    if (!std::isnan(at)) p.age_s = now - at;
+    p.base_us = selector_.table_base_us(vm, layout_.vm, sizeof(protocol::Probe));
+    paths.push_back(p);
+  }
+  return paths;
+}
+
+void Runtime::rebase(const std::string& why) {
+  const double seconds = kRebaseProbeIntervals * config_.probe_interval_ms / 1000.0;
+  selector_.rebase(mcm::wall_seconds(), seconds);
+  for (IncomingPath& p : incoming_) p = IncomingPath{};
+  incoming_at_.assign(incoming_at_.size(), std::nan(""));
+  log_->info(
+      "runtime: {}: measuring the base latencies of this VM's paths again for {:.1f} s "
+      "before judging them",
+      why, seconds);
+}
+
+void Runtime::log_rebase() const {
+  std::string shifts;
+  for (int vm = 0; vm < layout_.daemon_count; ++vm) {
+    if (vm == layout_.vm) continue;
+    const double s = selector_.base_shift_us(vm);
+    char text[64];
+    if (std::isnan(s))
+      std::snprintf(text, sizeof text, " (no probe came back: shift 0)");
+    else
+      std::snprintf(text, sizeof text, " %+.0f µs", s);
+    shifts += " " + vm_names_[static_cast<size_t>(vm)] + text + ";";
+  }
+  log_->info("runtime: base latencies measured again, shift over the table's:{} judging resumes",
+             shifts);
 }
 
 void Runtime::refuse(int from_vm, const std::string& why) {

@@ -42,6 +42,7 @@
 #include "plumbing/mpi_poller.h"
 #include "runtime/clock_offsets.h"
 #include "runtime/clock_tracker.h"
+#include "runtime/incoming_path.h"
 #include "runtime/path_selector.h"
 #include "runtime/probe_rounds.h"
 #include "runtime/probed_paths.h"
@@ -86,6 +87,14 @@ class Runtime {
   }
   void log_summary() const;
 
+  /// One entry per other VM (age +inf: it never replied).
+  std::vector<IncomingPath> incoming_paths() const;
+  /// This VM moved to another host: its paths' base latencies are measured again over
+  /// the next kRebaseProbeIntervals probe intervals before they are judged again
+  /// (PathSelector::rebase), and the probes of everyone start at once.
+  void rebase(const std::string& why);
+  static constexpr int kRebaseProbeIntervals = 10;
+
  private:
   void on_timer();
   /// RuntimeConfig::flip_routes_ms: the next flip of every unpinned pair.
@@ -111,6 +120,8 @@ class Runtime {
   /// or through the daemons: straight to VM `via`'s daemon, or with `via` -1 to this VM's.
   void notify(int destination_vm, bool through_daemons, int via);
   void check_quiesced();
+  /// Logs what the rebase that just ended measured.
+  void log_rebase() const;
   void ring(int world_rank) const;
   std::string pair_name(int destination) const;
   /// " NAME +OFFSET µs (±UNCERTAINTY[, N refreshes])" for every other VM, for the log.
@@ -159,8 +170,10 @@ class Runtime {
   /// "stay" decisions are logged once per kStayLogSeconds per pair (a long episode with
   /// nothing better searches every probe interval); the others are counted.
   static constexpr double kStayLogSeconds = 5.0;
-  std::vector<double> stay_logged_;  ///< by destination VM, when last logged
-  std::vector<int> stays_unlogged_;  ///< by destination VM, since then
+  std::vector<double> stay_logged_;     ///< by destination VM, when last logged
+  std::vector<int> stays_unlogged_;     ///< by destination VM, since then
+  std::vector<IncomingPath> incoming_;  ///< by source VM (age_s unused)
+  std::vector<double> incoming_at_;     ///< by source VM: when it last replied, NaN never
 };
 
 }  // namespace mcm::daemon

@@ -167,12 +167,25 @@ void probe_reply_case(std::uint64_t n) {
   const int vms = static_cast<int>(below(9));
   ProbeAnswer a;
   a.head.seq = rng();
-  for (int i = 0; i < vms; ++i) a.excess_us.push_back(static_cast<double>(rng() % 1000));
+  for (int i = 0; i < vms; ++i) {
+    a.excess_us.push_back(static_cast<double>(rng() % 1000));
+    RouteNews news;
+    news.via =
+        static_cast<std::int16_t>(static_cast<int>(below(static_cast<std::uint64_t>(vms) + 1)) - 1);
+    news.detour_congested = static_cast<std::uint8_t>(below(2));
+    news.recent_excess_us = static_cast<float>(rng() % 1000);
+    a.routes.push_back(news);
+  }
   std::vector<char> bytes = write_probe_reply(a);
   if (below(4) == 0) {
     const auto read = read_probe_reply(bytes.data(), bytes.size(), vms);
-    if (!read || read->excess_us != a.excess_us || read->head.seq != a.head.seq)
+    if (!read || read->excess_us != a.excess_us || read->head.seq != a.head.seq ||
+        read->routes.size() != a.routes.size())
       broken("a valid probe reply did not read back", n);
+    for (std::size_t i = 0; read && i < a.routes.size(); ++i)
+      if (read->routes[i].via != a.routes[i].via ||
+          read->routes[i].recent_excess_us != a.routes[i].recent_excess_us)
+        broken("a valid probe reply's routes did not read back", n);
     return;
   }
   const auto in = garbled(std::move(bytes), 200);
@@ -180,8 +193,12 @@ void probe_reply_case(std::uint64_t n) {
   const auto read = read_probe_reply(in.data(), in.size(), job);
   if (!read) return;
   if (static_cast<int>(read->excess_us.size()) != job || read->head.vm_count != job ||
-      in.size() != sizeof(ProbeReply) + read->excess_us.size() * sizeof(double))
+      in.size() !=
+          sizeof(ProbeReply) + read->excess_us.size() * (sizeof(double) + sizeof(RouteNews)))
     broken("accepted a probe reply of the wrong size", n);
+  for (const RouteNews& r : read->routes)
+    if (r.via < -1 || r.via >= job || r.detour_congested > 1 || r.reserved != 0)
+      broken("accepted a probe reply with a route outside the job", n);
 }
 
 void heartbeat_case(std::uint64_t n) {

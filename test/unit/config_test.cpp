@@ -74,7 +74,7 @@ TEST_CASE("config: YAML syntax errors carry file:line:column", "[config]") {
 TEST_CASE("config: unknown keys are named, with the valid ones", "[config]") {
   CHECK(error_of("mode: off\nmoode: relay\n") ==
         "mcm.yaml:2:1: unknown key 'moode' (valid keys: mode, log_dir, daemon, relay, runtime, "
-        "liveness, routes)");
+        "liveness, routes, migration)");
   CHECK(error_of("daemon:\n  log_level: info\n  idle_sleep: 5\n") ==
         "mcm.yaml:3:3: unknown key 'idle_sleep' in daemon (valid keys: idle_sleep_max_us, "
         "log_level, nice)");
@@ -103,7 +103,7 @@ TEST_CASE("config: wrong types and values", "[config]") {
   CHECK(error_of("daemon: 5\n") == "mcm.yaml:1:1: daemon must be a map of settings");
   CHECK(error_of("- mode\n") ==
         "mcm.yaml:1:1: the top level must be a map of settings (valid keys: mode, log_dir, "
-        "daemon, relay, runtime, liveness, routes)");
+        "daemon, relay, runtime, liveness, routes, migration)");
 }
 
 TEST_CASE("config: duplicate keys and extra documents are errors", "[config]") {
@@ -175,4 +175,37 @@ TEST_CASE("config: the liveness section", "[config]") {
   CHECK(error_of("liveness:\n  deadline: 3\n") ==
         "mcm.yaml:2:3: unknown key 'deadline' in liveness (valid keys: heartbeat_ms, timeout_s, "
         "stall_warning_s)");
+}
+
+TEST_CASE("config: the migration section names the job, its key and each VM's lmcd", "[config]") {
+  const mcm::Config c = mcm::parse_config(
+      "migration:\n"
+      "  job: job-a1\n"
+      "  key_file: keys/job.key\n"
+      "  lmcd: {vm1: 10.77.0.101:7800, vm2.cluster.example: h2.example:7800}\n"
+      "  domains: {vm1: guest-17}\n",
+      "/etc/mcm/mcm.yaml");
+  REQUIRE(c.migration.enabled());
+  CHECK(c.migration.job == "job-a1");
+  CHECK(c.migration.key_file == "/etc/mcm/keys/job.key");  // relative to the config file
+  CHECK(c.migration.where == "/etc/mcm/mcm.yaml:3:13: migration.key_file");
+  CHECK(c.migration.lmcd.at("vm2.cluster.example") == "h2.example:7800");
+  CHECK(c.migration.domains.at("vm1") == "guest-17");
+  CHECK_FALSE(mcm::parse_config("mode: adaptive\n", "mcm.yaml").migration.enabled());
+}
+
+TEST_CASE("config: a wrong migration section is an error at its line", "[config]") {
+  CHECK(error_of("migration:\n  job: j\n  key_file: k\n") ==
+        "mcm.yaml:2:3: migration needs the key 'lmcd'");
+  CHECK(error_of("migration:\n  job: j\n  key_file: k\n  lmcd: {vm1: 10.0.0.1}\n") ==
+        "mcm.yaml:4:15: migration.lmcd.vm1 must be ADDRESS:PORT with a port 1..65535 (got "
+        "'10.0.0.1')");
+  CHECK(error_of("migration:\n  job: a job\n  key_file: k\n  lmcd: {vm1: h:1}\n") ==
+        "mcm.yaml:2:8: migration.job must be a name of 1..31 characters of [A-Za-z0-9._:-] (got "
+        "'a job')");
+  CHECK_THAT(error_of("migration:\n  job: j\n  key_file: k\n  lmcd: [h:1]\n"),
+             Catch::Contains("mcm.yaml:4:9: migration.lmcd must be a map of VM names to "
+                             "ADDRESS:PORT"));
+  CHECK_THAT(error_of("migration:\n  job: j\n  key_file: k\n  lmcd: {vm1: h:1}\n  keyfile: x\n"),
+             Catch::Contains("mcm.yaml:5:3: unknown key 'keyfile'"));
 }

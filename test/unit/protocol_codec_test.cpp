@@ -191,6 +191,38 @@ TEST_CASE("codec: probe replies carry one excess per VM", "[protocol]") {
   CHECK(read->excess_us[1] == 12.5);
   CHECK(std::isinf(read->excess_us[2]));
   CHECK(std::isnan(read->excess_us[3]));
+  // Routes not given travel as direct, unknown excess.
+  REQUIRE(read->routes.size() == 4);
+  CHECK(read->routes[2].via == -1);
+  CHECK(std::isnan(read->routes[2].recent_excess_us));
+}
+
+TEST_CASE("codec: probe replies carry how the answerer's traffic to each VM goes", "[protocol]") {
+  ProbeAnswer a;
+  a.excess_us = {0.0, std::numeric_limits<double>::infinity(), 3.0};
+  a.routes.resize(3);
+  a.routes[1].via = 2;
+  a.routes[1].detour_congested = 1;
+  a.routes[1].recent_excess_us = 8500.0F;
+  auto bytes = write_probe_reply(a);
+  const auto read = read_probe_reply(bytes.data(), bytes.size(), 3);
+  REQUIRE(read);
+  CHECK(read->routes[1].via == 2);
+  CHECK(read->routes[1].detour_congested == 1);
+  CHECK(read->routes[1].recent_excess_us == 8500.0F);
+  CHECK(read->routes[0].via == -1);
+  // A route through a VM outside the job, or a flag that is not 0 or 1, is refused.
+  RouteNews bad;
+  bad.via = 3;
+  const std::size_t at = sizeof(ProbeReply) + 3 * sizeof(double) + sizeof(RouteNews);
+  std::memcpy(bytes.data() + at, &bad, sizeof bad);
+  const auto outside = read_probe_reply(bytes.data(), bytes.size(), 3);
+  CHECK_FALSE(outside);
+  CHECK_THAT(outside.error, Catch::Contains("route to VM 1 via 3"));
+  bad.via = -1;
+  bad.detour_congested = 2;
+  std::memcpy(bytes.data() + at, &bad, sizeof bad);
+  CHECK_FALSE(read_probe_reply(bytes.data(), bytes.size(), 3));
 }
 
 TEST_CASE("codec: probe replies for another job size are refused", "[protocol]") {

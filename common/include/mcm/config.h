@@ -29,11 +29,17 @@
 // clang-format on
 //   routes:                                   # static routes (routes.h)
 //     - {from: VM, to: VM, via: VM}           # VM: 0-based index or host name
+//   migration:                                # report to the hosts' lmcd (docs/lmcd.md)
+//     job: job-a1                             # the job's key id, as the lmcds know it
+//     key_file: keys/job-a1.key               # its key (64 hex digits); relative: to this file
+//     lmcd: {vm1: 10.77.0.101:7800, ...}      # per VM (its host name): its host's lmcd
+//     domains: {vm1: guest-17, ...}           # per VM: its libvirt domain (default: the name)
 //
 // The schema is one table in config.cpp: adding a key is one line there plus its field
 // here.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -128,6 +134,17 @@ struct LivenessConfig {
   int stall_warning_s = 60;
 };
 
+/// The `migration` section: whom each VM's daemon reports its incoming paths to. Set
+/// (job not empty) only when the section is given, and then job, key_file and lmcd are.
+struct MigrationConfig {
+  std::string job;       ///< a control name (mcm/control/messages.h rule 4), <= 31 bytes
+  std::string key_file;  ///< resolved against the config file's folder
+  std::string where;     ///< "FILE:LINE:COLUMN: migration.key_file", for errors about the key
+  std::map<std::string, std::string> lmcd;     ///< VM name -> ADDRESS:PORT
+  std::map<std::string, std::string> domains;  ///< VM name -> libvirt domain
+  bool enabled() const { return !job.empty(); }
+};
+
 struct Config {
   Mode mode = Mode::off;
   std::string log_dir;  ///< exactly as written (may be relative); empty when not set
@@ -136,6 +153,7 @@ struct Config {
   RuntimeConfig runtime;
   LivenessConfig liveness;
   std::vector<RouteSpec> routes;  ///< as written; mcmrun resolves them (routes.h)
+  MigrationConfig migration;
 };
 
 /// Reads and validates the config file at `path`. Throws ConfigError: for an unreadable

@@ -125,16 +125,6 @@ const char* describe(Kind kind) {
   return "unknown";
 }
 
-bool valid_name(const std::string& name) {
-  if (name.empty() || name.size() > kMaxNameBytes) return false;
-  for (char c : name) {
-    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-              c == '.' || c == '_' || c == ':' || c == '-';
-    if (!ok) return false;
-  }
-  return true;
-}
-
 std::vector<char> write(const Hello& m) {
   Writer w;
   w.text(m.domain);

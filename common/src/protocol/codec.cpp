@@ -88,10 +88,15 @@ Decoded<Probe> read_probe(const char* data, std::size_t bytes) {
 
 std::vector<char> write_probe_reply(ProbeAnswer answer) {
   answer.head.vm_count = static_cast<std::int32_t>(answer.excess_us.size());
-  const std::size_t tail = answer.excess_us.size() * sizeof(double);
-  std::vector<char> bytes(sizeof answer.head + tail);
+  answer.routes.resize(answer.excess_us.size());
+  const std::size_t doubles = answer.excess_us.size() * sizeof(double);
+  const std::size_t news = answer.routes.size() * sizeof(RouteNews);
+  std::vector<char> bytes(sizeof answer.head + doubles + news);
   std::memcpy(bytes.data(), &answer.head, sizeof answer.head);
-  if (tail > 0) std::memcpy(bytes.data() + sizeof answer.head, answer.excess_us.data(), tail);
+  if (doubles > 0) {
+    std::memcpy(bytes.data() + sizeof answer.head, answer.excess_us.data(), doubles);
+    std::memcpy(bytes.data() + sizeof answer.head + doubles, answer.routes.data(), news);
+  }
   return bytes;
 }
 
@@ -100,8 +105,8 @@ Decoded<ProbeAnswer> read_probe_reply(const char* data, std::size_t bytes, int v
   if (vm_count < 0)
     return Decoded<ProbeAnswer>::failure("probe reply for a job of " + std::to_string(vm_count) +
                                          " VMs");
-  const std::size_t expected =
-      sizeof answer.head + static_cast<std::size_t>(std::max(0, vm_count)) * sizeof(double);
+  const auto n = static_cast<std::size_t>(vm_count);
+  const std::size_t expected = sizeof answer.head + n * (sizeof(double) + sizeof(RouteNews));
   if (bytes != expected)
     return Decoded<ProbeAnswer>::failure("probe reply of " + sizes(bytes, expected) + " for " +
                                          std::to_string(vm_count) + " VMs");
@@ -109,10 +114,21 @@ Decoded<ProbeAnswer> read_probe_reply(const char* data, std::size_t bytes, int v
   if (answer.head.vm_count != vm_count)
     return Decoded<ProbeAnswer>::failure("probe reply for " + std::to_string(answer.head.vm_count) +
                                          " VMs in a job of " + std::to_string(vm_count));
-  answer.excess_us.resize(static_cast<std::size_t>(vm_count));
-  if (vm_count > 0)
-    std::memcpy(answer.excess_us.data(), data + sizeof answer.head,
-                answer.excess_us.size() * sizeof(double));
+  answer.excess_us.resize(n);
+  answer.routes.resize(n);
+  if (n > 0) {
+    std::memcpy(answer.excess_us.data(), data + sizeof answer.head, n * sizeof(double));
+    std::memcpy(answer.routes.data(), data + sizeof answer.head + n * sizeof(double),
+                n * sizeof(RouteNews));
+  }
+  for (std::size_t v = 0; v < n; ++v) {
+    const RouteNews& r = answer.routes[v];
+    if (r.via < -1 || r.via >= vm_count || r.detour_congested > 1 || r.reserved != 0)
+      return Decoded<ProbeAnswer>::failure("probe reply: route to VM " + std::to_string(v) +
+                                           " via " + std::to_string(r.via) + " (congested flag " +
+                                           std::to_string(r.detour_congested) + ") in a job of " +
+                                           std::to_string(vm_count) + " VMs");
+  }
   return Decoded<ProbeAnswer>{std::move(answer), {}};
 }
 

@@ -20,9 +20,6 @@ namespace mcm::control {
 
 using protocol::Decoded;
 
-/// Whether `name` is a valid name of the control channel (rule 4 of messages.h).
-bool valid_name(const std::string& name);
-
 std::vector<char> write(const Hello& m);
 std::vector<char> write(const Welcome& m);
 std::vector<char> write(const Refused& m);

@@ -49,6 +49,17 @@ enum class Kind : std::uint16_t {
 constexpr std::uint16_t kLastKind = 7;
 const char* describe(Kind kind);
 
+/// Rule 4: 1 to kMaxNameBytes bytes of [A-Za-z0-9._:-].
+inline bool valid_name(const std::string& name) {
+  if (name.empty() || name.size() > kMaxNameBytes) return false;
+  for (char c : name) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '.' || c == '_' || c == ':' || c == '-';
+    if (!ok) return false;
+  }
+  return true;
+}
+
 /// mcmd's registration of its VM with its host's lmcd.
 struct Hello {
   std::string domain;          ///< the VM's libvirt domain name (or UUID)

@@ -58,15 +58,17 @@ std::vector<char> write_probe(Probe probe);
 Decoded<Probe> read_probe(const char* data, std::size_t bytes);
 
 /// A probe reply as it travels: the header and the answering daemon's view of its
-/// direct paths (runtime_messages.h rule 3), one double per VM.
+/// direct paths (runtime_messages.h rule 3), one double and one RouteNews per VM.
 struct ProbeAnswer {
   ProbeReply head;
   std::vector<double> excess_us;
+  std::vector<RouteNews> routes;  ///< as many as excess_us (write: padded with defaults)
 };
 /// `answer` as bytes; head.vm_count is set to excess_us.size().
 std::vector<char> write_probe_reply(ProbeAnswer answer);
 /// A reply of `bytes` bytes in a job of `vm_count` VMs: fails unless it is a header
-/// saying `vm_count` followed by exactly that many doubles.
+/// saying `vm_count` followed by exactly that many doubles and RouteNews, each RouteNews
+/// naming a VM of the job (or -1) with a congestion flag of 0 or 1 and reserved 0.
 Decoded<ProbeAnswer> read_probe_reply(const char* data, std::size_t bytes, int vm_count);
 
 /// Start-up step 5 (mcm/bootstrap.h): what every process tells every other one, as ints.

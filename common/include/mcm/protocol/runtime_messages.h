@@ -30,9 +30,13 @@
 //     refreshes the prober's estimate of the peer's clock offset, mcmd/runtime/clock_tracker.h)
 //     and, after it, one double per VM: the current excess (µs) of its direct path to
 //     that VM over the base latency, +inf while that path is congested, NaN when unknown
-//     (PathSelector::direct_excess). The prober
+//     (PathSelector::direct_excess), then one RouteNews per VM: how its own traffic to
+//     that VM goes now (direct, or through which VM and whether a leg of that detour is
+//     congested) and its direct path's recent excess, also while congested. The prober
 //     gets one observation of its direct path to the peer, and the peer's view of its
-//     paths, which ranks detours through the peer. The reply rings no doorbell: its
+//     paths, which ranks detours through the peer; the entries about the prober itself
+//     are the state of its incoming path from the peer, which it reports to its host's
+//     lmcd (docs/lmcd.md). The reply rings no doorbell: its
 //     latency was taken at receipt by the peer (t_received), so the prober reads it at
 //     its next wake-up (its probe timer, another message, or the poller's safety net)
 //     without losing accuracy; a ring per reply cost each idle daemon a third of its
@@ -46,6 +50,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 
 #include "mcm/protocol/tags.h"
 
@@ -93,12 +98,22 @@ struct Probe {
   std::int64_t bytes = sizeof(Probe);  ///< the whole message, padding included (rule 4)
 };
 
+/// Rule 3: one VM's entry in a probe reply after the doubles (8 bytes).
+struct RouteNews {
+  std::int16_t via = -1;              ///< the answerer's traffic to this VM: -1 direct
+  std::uint8_t detour_congested = 0;  ///< 1: a leg of that detour is congested now
+  std::uint8_t reserved = 0;
+  float recent_excess_us =
+      std::numeric_limits<float>::quiet_NaN();  ///< direct path's; NaN: unknown
+};
+static_assert(sizeof(RouteNews) == 8, "part of the wire format");
+
 struct ProbeReply {
   double t_send = 0;      ///< the probe's
   double t_received = 0;  ///< the answering daemon's clock when the probe arrived
   double t_replied = 0;   ///< ...and when it sent this reply (clock offsets, rule 3)
   std::uint64_t seq = 0;
-  std::int32_t vm_count = 0;     ///< doubles that follow
+  std::int32_t vm_count = 0;     ///< doubles that follow, then as many RouteNews
   std::int32_t probe_bytes = 0;  ///< the probe's Probe::bytes (rule 4)
 };
 
