@@ -22,6 +22,19 @@ std::int64_t wall_ns() {
       .count();
 }
 
+/// "vm1 high 5400 us, vm2 low, vm4 high via a detour that helped" (for the debug log).
+std::string describe(const control::IncomingReport& r) {
+  static const char* const zones[] = {"low", "medium", "high", "unknown"};
+  std::string text;
+  for (const auto& s : r.sources) {
+    text += (text.empty() ? "" : ", ") + s.source + " " + zones[static_cast<int>(s.zone) & 3];
+    if (s.excess_us > 0) text += " " + std::to_string(static_cast<long>(s.excess_us)) + " us";
+    if (s.detoured)
+      text += s.detour_helped ? " via a detour that helped" : " via a detour, no help";
+  }
+  return text.empty() ? "no sources" : text;
+}
+
 DetectorConfig detector_config(const LmcdConfig& c) {
   return DetectorConfig{c.source_fraction, c.guest_fraction, c.min_guests, c.sustain_s,
                         c.report_ttl_s};
@@ -83,6 +96,8 @@ void Controller::on_frame(const std::shared_ptr<Session>& session, const Admitte
                  session->peer());
       return;
     }
+    if (log_->should_log(spdlog::level::debug))
+      log_->debug("report of {}: {}", domain, describe(*report));
     detector_.report(*report, now_s());
   } else if (std::get_if<control::Goodbye>(&frame.message) != nullptr) {
     guests_.erase(domain);

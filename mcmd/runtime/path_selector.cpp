@@ -314,8 +314,12 @@ void PathSelector::rebase(double now, double seconds) {
 bool PathSelector::finish_rebase(double now) {
   if (!rebasing_ || now < rebase_until_) return false;
   rebasing_ = false;
+  // A rise beyond min_excess_us is what a congestion adds at least (ZoneRule): a queue the
+  // move found (often the one it fled, on the paths from the old host's other guests), not
+  // a longer way. It is not taken into the base.
+  const double most = static_cast<double>(config_.min_excess_us);
   for (std::size_t d = 0; d < shift_.size(); ++d)
-    shift_[d] = std::isnan(rebase_min_[d]) ? 0.0 : rebase_min_[d];
+    shift_[d] = std::isnan(rebase_min_[d]) ? 0.0 : std::min(rebase_min_[d], most);
   for (auto& row : records_) row.assign(row.size(), PathRecord{});
   return true;
 }

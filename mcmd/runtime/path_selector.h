@@ -141,15 +141,19 @@ class PathSelector {
   /// This VM moved to another host (lmcd migrated it): the table's base latencies of its
   /// direct paths are stale. Forgets every record of its paths and, until `now + seconds`,
   /// only measures: observations are not judged and trigger nothing, and each direct
-  /// path's least latency over its table base becomes its base shift (the base is then
+  /// path's least latency over its table base, at most min_excess_us (a larger rise is a
+  /// queue, not a longer way), becomes its base shift (the base is then
   /// the table's plus the shift, for the path and as a detour's first leg). Then judging
   /// resumes from empty records. Routes stay as they are until then.
   void rebase(double now, double seconds);
   /// True once, at the first call at or after the end of a rebase (the shifts are set).
   bool finish_rebase(double now);
   bool rebasing() const { return rebasing_; }
-  /// The shift (µs) the last rebase measured for the direct path to `destination`, NaN
-  /// when it saw no observation of it (shift 0).
+  double base_shift_applied_us(int destination) const {
+    return shift_[static_cast<size_t>(destination)];
+  }
+  /// The rise (µs) the last rebase measured on the direct path to `destination` (its
+  /// shift unless capped), NaN when it saw no observation of it (shift 0).
   double base_shift_us(int destination) const {
     return rebase_min_[static_cast<size_t>(destination)];
   }

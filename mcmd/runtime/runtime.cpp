@@ -290,9 +290,13 @@ void Runtime::log_rebase() const {
   for (int vm = 0; vm < layout_.daemon_count; ++vm) {
     if (vm == layout_.vm) continue;
     const double s = selector_.base_shift_us(vm);
-    char text[64];
+    const double applied = selector_.base_shift_applied_us(vm);
+    char text[96];
     if (std::isnan(s))
       std::snprintf(text, sizeof text, " (no probe came back: shift 0)");
+    else if (applied < s)
+      std::snprintf(text, sizeof text, " %+.0f µs (rose %.0f µs: a queue, not a longer way)",
+                    applied, s);
     else
       std::snprintf(text, sizeof text, " %+.0f µs", s);
     shifts += " " + vm_names_[static_cast<size_t>(vm)] + text + ";";

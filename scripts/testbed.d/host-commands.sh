@@ -24,12 +24,35 @@ vm_arg() {
   echo "$i"
 }
 
-# parse_placement N K SPEC CAPACITY: fill PLACE[1..N] from SPEC ("vm1:h1,vm2:h1,...", every
-# VM once), or round robin over the K hosts when SPEC is empty. Exits 1 with a one-line
-# error, before anything is made, on a malformed entry, an unknown VM or host, a VM placed
-# twice or not at all, K > N without SPEC, or more VMs on a host than CAPACITY (if set).
+# parse_capacity K SPEC: fill CAP[1..K] from SPEC: "C" (every host), or a list of "C" (the
+# default) and "hK:C" entries (e.g. "2,h1:1"); a host SPEC gives no number to is unlimited
+# (empty). Exits 1 with a one-line error on a malformed entry or an unknown host.
+parse_capacity() {
+  local hosts=$1 spec=$2 entry all="" k
+  CAP=()
+  local -a entries
+  IFS=, read -ra entries <<<"$spec"
+  for entry in "${entries[@]}"; do
+    if [[ "$entry" =~ ^[0-9]+$ ]] && (( entry >= 1 )); then
+      all=$entry
+    elif [[ "$entry" =~ ^h([0-9]+):([0-9]+)$ ]] && (( BASH_REMATCH[2] >= 1 )); then
+      k=${BASH_REMATCH[1]}
+      (( k >= 1 && k <= hosts )) ||
+        die "up: --capacity: '$entry' names host h$k, but the hosts are h1..h$hosts (--hosts $hosts)"
+      CAP[k]=${BASH_REMATCH[2]}
+    else
+      die "up: invalid --capacity '$entry': a number of guests (1 or more) for every host, or hK:C for host k"
+    fi
+  done
+  for (( k = 1; k <= hosts; k++ )); do CAP[k]=${CAP[k]:-$all}; done
+}
+
+# parse_placement N K SPEC: fill PLACE[1..N] from SPEC ("vm1:h1,vm2:h1,...", every VM once),
+# or round robin over the K hosts when SPEC is empty. Exits 1 with a one-line error, before
+# anything is made, on a malformed entry, an unknown VM or host, a VM placed twice or not at
+# all, K > N without SPEC, or more VMs on a host than its capacity CAP[k] (if set).
 parse_placement() {
-  local n=$1 hosts=$2 spec=$3 cap=$4 entry vm host i k
+  local n=$1 hosts=$2 spec=$3 entry vm host i k
   PLACE=()
   if [ -z "$spec" ]; then
     (( hosts <= n )) ||
@@ -53,25 +76,26 @@ parse_placement() {
       [ -n "${PLACE[i]:-}" ] || die "up: --place says nothing of vm$i: give every VM a host"
     done
   fi
-  if [ -n "$cap" ]; then
-    for (( k = 1; k <= hosts; k++ )); do
-      local on=0
-      for (( i = 1; i <= n; i++ )); do (( PLACE[i] == k )) && on=$((on + 1)); done
-      (( on <= cap )) || die "up: $on VMs on h$k is more than --capacity $cap"
-    done
-  fi
+  for (( k = 1; k <= hosts; k++ )); do
+    [ -n "${CAP[k]:-}" ] || continue
+    local on=0
+    for (( i = 1; i <= n; i++ )); do (( PLACE[i] == k )) && on=$((on + 1)); done
+    (( on <= CAP[k] )) || die "up: $on VMs on h$k is more than its --capacity ${CAP[k]}"
+  done
 }
 
-# make_hosts K HOST_RATE CAPACITY GUEST_MIB: the hosts' part of `up` after the core bridge:
-# the hosts' state files and namespaces (then make_vm puts each VM's veth end on its host).
+# make_hosts K HOST_RATE GUEST_MIB: the hosts' part of `up` after the core bridge: the
+# hosts' state files (capacities from CAP) and namespaces (then make_vm puts each VM's veth
+# end on its host).
 make_hosts() {
-  local hosts=$1 rate=$2 cap=$3 mib=$4 k
+  local hosts=$1 rate=$2 mib=$3 k
   echo "$hosts" >"$STATE/hosts_count"
   echo "$rate" >"$STATE/host_rate"
   echo "$mib" >"$STATE/guest_mib"
-  [ -z "$cap" ] || echo "$cap" >"$STATE/capacity"
   mkdir -p "$HOSTS_DIR" "$PLACE_DIR"
   for (( k = 1; k <= hosts; k++ )); do
+    mkdir -p "$HOSTS_DIR/h$k"
+    [ -z "${CAP[k]:-}" ] || echo "${CAP[k]}" >"$HOSTS_DIR/h$k/capacity"
     step "host h$k: namespace $(host_ns "$k"), bridge, uplink $UPLINK_PREFIX$k shaped to $rate"
     make_host "$k" "$rate"
   done
@@ -252,11 +276,12 @@ status_hosts() {
   local n k f pid guests
   n=$(host_count)
   (( n > 0 )) || return 0
-  echo "hosts: $n, links $(cat "$STATE/host_rate") each way, capacity $(cat "$STATE/capacity" 2>/dev/null || echo unlimited)"
+  echo "hosts: $n, links $(cat "$STATE/host_rate") each way"
   for (( k = 1; k <= n; k++ )); do
     if pid=$(libvirtd_pid "$k"); then pid="pid $pid"; else pid="NOT running"; fi
     guests=$(host_guests "$k" | tr '\n' ' ')
-    printf '  h%-3s address %-12s libvirtd %-12s guests: %s\n' "$k" "$(host_ip "$k")" "$pid" "${guests:-none}"
+    printf '  h%-3s address %-12s libvirtd %-12s capacity %-9s guests: %s\n' "$k" "$(host_ip "$k")" "$pid" \
+      "$(host_capacity "$k" || echo unlimited)" "${guests:-none}"
   done
   for f in "$CONGEST_DIR"/downlink-*; do
     [ -e "$f" ] || continue

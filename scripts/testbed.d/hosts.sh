@@ -16,6 +16,9 @@ host_ns() { echo "$HOST_NS_PREFIX$1"; }
 # host_count: print the number of hosts of the running testbed (0: a testbed without hosts).
 host_count() { cat "$STATE/hosts_count" 2>/dev/null || echo 0; }
 
+# host_capacity K: print host k's capacity (--capacity); fails when it has none (unlimited).
+host_capacity() { cat "$HOSTS_DIR/h$1/capacity" 2>/dev/null; }
+
 # make_host K R: make host k: namespace, bridge br0 with the host's address, and the
 # uplink pair mcmu<k> (root namespace, on $BRIDGE) / up0 (on br0), shaped to R both ways.
 # Fails (non-zero) at the first command that fails.

@@ -107,7 +107,7 @@ one_line_error "--place naming a missing VM" "names vm5, but the VMs are vm1..vm
   "$TESTBED" up 4 --hosts 3 --place vm1:h1,vm2:h1,vm3:h2,vm5:h2
 one_line_error "--place leaving a VM out" "says nothing of vm4" "$TESTBED" up 4 --hosts 3 --place vm1:h1,vm2:h1,vm3:h2
 one_line_error "--place without --hosts" "--place needs --hosts K" "$TESTBED" up 4 --place vm1:h1
-one_line_error "--place over --capacity" "3 VMs on h1 is more than --capacity 2" \
+one_line_error "--place over --capacity" "3 VMs on h1 is more than its --capacity 2" \
   "$TESTBED" up 4 --hosts 2 --capacity 2 --place vm1:h1,vm2:h1,vm3:h1,vm4:h2
 left=$(all_left)
 check "the rejected commands made nothing${left:+: $left}" [ -z "$left" ]

@@ -120,19 +120,27 @@ TEST_CASE("runtime: after a move the base latencies are measured again before an
   double t = 10;
   s.rebase(t, 2.0);
   CHECK(s.rebasing());
-  // The new host is 3 ms farther from vm2: not a congestion, a new base.
-  for (int i = 0; i < 20; ++i) CHECK_FALSE(s.observe(1, -1, 3100 + i, 16, t += 0.05, true));
+  // The new host is 0.3 ms farther from vm2 (a new base); vm4's path rose 3 ms (a queue).
+  for (int i = 0; i < 20; ++i) {
+    CHECK_FALSE(s.observe(1, -1, 400 + i, 16, t += 0.05, true));
+    CHECK_FALSE(s.observe(3, -1, 3100 + i, 16, t, true));
+  }
   CHECK(s.tick(t).empty());
   CHECK_FALSE(s.finish_rebase(t));  // 1 s of 2
   t += 1.1;
   REQUIRE(s.finish_rebase(t));
   CHECK_FALSE(s.finish_rebase(t));  // once
-  CHECK(s.base_shift_us(1) == Approx(3100 - base(0, 1, 16)));
+  CHECK(s.base_shift_us(1) == Approx(400 - base(0, 1, 16)));
   CHECK(std::isnan(s.base_shift_us(2)));  // nothing seen: shift 0
-  CHECK(s.direct_base_us(1, 16) == Approx(3100));
+  CHECK(s.direct_base_us(1, 16) == Approx(400));
   CHECK(s.direct_base_us(2, 16) == Approx(base(0, 2, 16)));
-  // Judged against the new base, 3.1 ms is healthy: no search, the pair stays direct.
-  for (int i = 0; i < 10; ++i) CHECK_FALSE(s.observe(1, -1, 3120, 16, t += 0.05, true));
+  CHECK(s.base_shift_us(3) == Approx(3100 - base(0, 3, 16)));
+  CHECK(s.direct_base_us(3, 16) == Approx(base(0, 3, 16) + 500));  // at most min_excess_us
+  // Judged against the new base, 0.4 ms is healthy: no search, the pair stays direct.
+  for (int i = 0; i < 10; ++i) CHECK_FALSE(s.observe(1, -1, 420, 16, t += 0.05, true));
   CHECK(s.via(1) == -1);
   CHECK(s.route_state(1, t).recent_excess_us < 100);
+  // The queue on vm4's path is judged as one: it leaves for a detour.
+  for (int i = 0; i < 5; ++i) s.observe(3, -1, 3100, 16, t += 0.05, true);
+  CHECK(s.via(3) >= 0);
 }
