@@ -36,8 +36,8 @@ std::string describe(const control::IncomingReport& r) {
 }
 
 DetectorConfig detector_config(const LmcdConfig& c) {
-  return DetectorConfig{c.source_fraction, c.guest_fraction, c.min_guests, c.sustain_s,
-                        c.report_ttl_s};
+  return DetectorConfig{c.source_fraction, c.min_excess_us, c.guest_fraction,
+                        c.min_guests,      c.sustain_s,     c.report_ttl_s};
 }
 
 }  // namespace
@@ -56,7 +56,45 @@ Controller::Controller(asio::io_context& io, const LmcdConfig& config, Hyperviso
       sequence_(static_cast<std::uint64_t>(wall_ns())) {}
 
 Controller::~Controller() {
+  {
+    std::lock_guard<std::mutex> lock(inventory_mutex_);
+    stopping_ = true;
+  }
+  inventory_wake_.notify_all();
+  if (inventory_.joinable()) inventory_.join();
   if (worker_.joinable()) worker_.join();
+}
+
+void Controller::refused(const std::string& peer, const std::string& why) {
+  std::uint64_t unlogged = 0;
+  if (!refusals_.admit(peer, now_s(), &unlogged)) return;
+  if (unlogged > 0)
+    log_->warn("{} more refusals of {} were not logged (at most {} a minute per address)", unlogged,
+               peer, RefusalLog::kPerWindow);
+  log_->warn("{}", why);
+}
+
+void Controller::take_inventory() {
+  std::unique_lock<std::mutex> lock(inventory_mutex_);
+  while (!stopping_) {
+    lock.unlock();
+    int count = -1;
+    std::string error;
+    try {
+      count = static_cast<int>(hypervisor_.running_domains().size());
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+    asio::post(io_, [this, count, error] {  // the event loop owns what the inventory says
+      guests_here_ = count;
+      if (!error.empty() && error != inventory_error_) log_->error("{}", error);
+      inventory_error_ = error;
+    });
+    lock.lock();
+    inventory_wake_.wait_for(
+        lock, std::chrono::milliseconds(static_cast<long>(1000 * config_.status_interval_s)),
+        [this] { return stopping_; });
+  }
 }
 
 double Controller::now_s() const {
@@ -112,6 +150,7 @@ void Controller::start() {
   log_->info("lmcd of {}: libvirt {}, {} peers, {} jobs{}", config_.host, config_.libvirt_uri,
              config_.peers.size(), config_.jobs.size(),
              config_.dry_run ? ", dry run (decisions are only logged)" : "");
+  inventory_ = std::thread([this] { take_inventory(); });
   tick();
 }
 
@@ -150,12 +189,8 @@ void Controller::tick() {
 void Controller::broadcast_status(const Verdict& v) {
   control::HostStatus s;
   s.host = config_.host;
-  try {
-    s.guests = static_cast<std::uint32_t>(hypervisor_.running_domains().size());
-  } catch (const std::exception& e) {
-    log_->error("{}", e.what());
-    return;
-  }
+  if (guests_here_ < 0) return;  // libvirt has not told (yet): peers get no status
+  s.guests = static_cast<std::uint32_t>(guests_here_);
   s.capacity = config_.capacity;
   s.destination_congested = v.congested;
   s.migrating = migrating_;

@@ -7,14 +7,17 @@
 #pragma once
 
 #include <boost/asio.hpp>
+#include <condition_variable>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 
 #include "hypervisor/hypervisor.h"
 #include "logic/destination_detector.h"
 #include "logic/migration_planner.h"
+#include "logic/refusal_log.h"
 #include "mcm/lmcd_config.h"
 #include "server/frame_gate.h"
 
@@ -35,9 +38,14 @@ class Controller {
 
   FrameGate& gate() { return gate_; }
   spdlog::logger& log() { return *log_; }
+  /// A frame or connection of `peer` was refused for `why`: logged (warn), at most
+  /// RefusalLog::kPerWindow times a minute per peer, the rest counted.
+  void refused(const std::string& peer, const std::string& why);
   /// An admitted frame from `session`.
   void on_frame(const std::shared_ptr<Session>& session, const Admitted& frame);
-  /// Starts the once-a-second judgement and the status broadcast.
+  /// Starts the once-a-second judgement and the status broadcast, and the inventory
+  /// thread: it asks libvirt for this host's running domains every second (off the event
+  /// loop: a hung libvirtd must not stall the control port).
   void start();
 
  private:
@@ -46,6 +54,7 @@ class Controller {
     std::weak_ptr<Session> session;
   };
   void tick();
+  void take_inventory();
   void broadcast_status(const Verdict& verdict);
   void migrate(const Plan& plan);
   void migration_done(const std::string& domain, const std::string& to_host);
@@ -68,6 +77,13 @@ class Controller {
   bool was_congested_ = false;
   std::string last_no_plan_;
   std::thread worker_;
+  RefusalLog refusals_;
+  std::thread inventory_;
+  std::mutex inventory_mutex_;
+  std::condition_variable inventory_wake_;
+  bool stopping_ = false;        ///< guarded by inventory_mutex_
+  int guests_here_ = -1;         ///< running domains, as the inventory last saw; -1 unknown
+  std::string inventory_error_;  ///< its last error (logged once until it changes)
   std::uint64_t sequence_;
 };
 

@@ -110,12 +110,14 @@ LmcdConfig parse_lmcd_config(const std::string& text, const std::string& file,
   }
   if (YAML::Node d = root["detection"]) {
     yaml::expect_map(file, d, "detection");
-    yaml::check_keys(
-        file, d, "detection",
-        {"source_fraction", "guest_fraction", "min_guests", "sustain_s", "report_ttl_s"});
+    yaml::check_keys(file, d, "detection",
+                     {"source_fraction", "min_excess_us", "guest_fraction", "min_guests",
+                      "sustain_s", "report_ttl_s"});
     if (d["source_fraction"])
       c.source_fraction =
           yaml::number(file, d["source_fraction"], "detection.source_fraction", 0, 0.99);
+    if (d["min_excess_us"])
+      c.min_excess_us = yaml::number(file, d["min_excess_us"], "detection.min_excess_us", 1, 1e9);
     if (d["guest_fraction"])
       c.guest_fraction =
           yaml::number(file, d["guest_fraction"], "detection.guest_fraction", 0, 0.99);

@@ -31,7 +31,8 @@ GuestView DestinationDetector::view_of(const control::IncomingReport& report) co
   for (const auto& s : report.sources) {
     if (s.zone == Zone::unknown) continue;
     ++view.sources;
-    if (s.zone == Zone::high && !s.detour_helped) {
+    const bool high = s.zone == Zone::high || s.excess_us >= config_.min_excess_us;
+    if (high && !s.detour_helped) {
       ++view.against_host;
       excess.push_back(s.excess_us);
     }

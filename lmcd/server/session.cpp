@@ -21,18 +21,31 @@ std::int64_t now_ns() {
 }  // namespace
 
 Session::Session(tcp::socket socket, Controller& controller)
-    : socket_(std::move(socket)), controller_(controller) {}
+    : socket_(std::move(socket)), idle_(socket_.get_executor()), controller_(controller) {}
 
 void Session::start() {
   boost::system::error_code ec;
   auto ep = socket_.remote_endpoint(ec);
   peer_ = ec ? "?" : ep.address().to_string();
+  arm_idle_timer();
   read_header();
+}
+
+void Session::arm_idle_timer() {
+  idle_.expires_after(kIdle);
+  auto self = shared_from_this();
+  idle_.async_wait([this, self](boost::system::error_code ec) {
+    if (ec || closed_) return;  // re-armed, or closed
+    controller_.refused(peer_, "closed a connection from " + peer_ + ": no complete frame in " +
+                                   std::to_string(kIdle.count()) + " s");
+    close();
+  });
 }
 
 void Session::close() {
   if (closed_) return;
   closed_ = true;
+  idle_.cancel();
   boost::system::error_code ec;
   socket_.shutdown(tcp::socket::shutdown_both, ec);
   socket_.close(ec);
@@ -45,7 +58,7 @@ void Session::read_header() {
                      if (ec) return close();
                      auto h = controller_.gate().header(header_bytes_.data(), n);
                      if (!h) {
-                       controller_.log().warn("{} (from {})", h.error, peer_);
+                       controller_.refused(peer_, h.error + " (from " + peer_ + ")");
                        return close();
                      }
                      rest_.assign(h->payload_bytes + control::kMacBytes, '\0');
@@ -62,9 +75,10 @@ void Session::read_rest() {
         auto admitted =
             controller_.gate().admit(pending_, header_bytes_.data(), rest_, peer_, now_ns());
         if (!admitted) {
-          controller_.log().warn("{}", admitted.error);
+          controller_.refused(peer_, admitted.error);
           return close();
         }
+        arm_idle_timer();
         controller_.on_frame(self, *admitted);
         if (!closed_) read_header();
       });
@@ -97,12 +111,14 @@ void ControlServer::start() {
 void ControlServer::accept() {
   acceptor_.async_accept([this](boost::system::error_code ec, tcp::socket socket) {
     if (!ec) {
+      boost::system::error_code ignored;
       sessions_.erase(std::remove_if(sessions_.begin(), sessions_.end(),
                                      [](const std::weak_ptr<Session>& s) { return s.expired(); }),
                       sessions_.end());
       if (sessions_.size() >= max_sessions_) {
-        controller_.log().warn("refused a connection: {} open already (the limit)",
-                               sessions_.size());
+        controller_.refused(socket.remote_endpoint(ignored).address().to_string(),
+                            "refused a connection: " + std::to_string(sessions_.size()) +
+                                " open already (the limit)");
       } else {
         auto s = std::make_shared<Session>(std::move(socket), controller_);
         sessions_.push_back(s);

@@ -2,11 +2,14 @@
 // one after the other, passes each through the gate (the header alone first: a frame that
 // announces more than 16 KiB is refused before any more is read) and hands the admitted
 // ones to the controller; writes the controller's answers in order. A refused frame closes
-// the connection. Rule 2-3 of mcm/control/messages.h.
+// the connection. Rule 2-3 of mcm/control/messages.h. A connection that completes no frame
+// for kIdle is closed: daemons report every second and peers send their status as often, so
+// only a stalled or hostile client stays that quiet, holding one of the limited sessions.
 #pragma once
 
 #include <array>
 #include <boost/asio.hpp>
+#include <chrono>
 #include <deque>
 #include <memory>
 #include <string>
@@ -20,6 +23,7 @@ class Controller;
 
 class Session : public std::enable_shared_from_this<Session> {
  public:
+  static constexpr std::chrono::seconds kIdle{30};
   Session(boost::asio::ip::tcp::socket socket, Controller& controller);
   void start();
   /// Queues `frame` (sealed) for writing.
@@ -31,8 +35,10 @@ class Session : public std::enable_shared_from_this<Session> {
   void read_header();
   void read_rest();
   void write_next();
+  void arm_idle_timer();
 
   boost::asio::ip::tcp::socket socket_;
+  boost::asio::steady_timer idle_;
   Controller& controller_;
   std::string peer_;
   std::array<char, control::kHeaderBytes> header_bytes_{};

@@ -21,13 +21,16 @@ host_capacity() { cat "$HOSTS_DIR/h$1/capacity" 2>/dev/null; }
 
 # make_host K R: make host k: namespace, bridge br0 with the host's address, and the
 # uplink pair mcmu<k> (root namespace, on $BRIDGE) / up0 (on br0), shaped to R both ways.
-# Fails (non-zero) at the first command that fails.
+# br0 gets a MAC address of its own (02:4d:43:4d:00:<k>): a bridge without one takes its
+# lowest port's, which changes as guests are plugged in, and the host's neighbours then
+# send to a stale address until they ask again. Fails (non-zero) at the first command that
+# fails.
 make_host() {
   local k=$1 r=$2 ns up
   ns=$(host_ns "$k"); up="$UPLINK_PREFIX$k"
   ip netns add "$ns" &&
     ip -n "$ns" link set lo up &&
-    ip -n "$ns" link add "$HOST_BRIDGE" type bridge &&
+    ip -n "$ns" link add "$HOST_BRIDGE" address "$(printf '02:4d:43:4d:00:%02x' "$k")" type bridge &&
     ip -n "$ns" addr add "$(host_ip "$k")/24" dev "$HOST_BRIDGE" &&
     ip -n "$ns" link set "$HOST_BRIDGE" up &&
     ip link add "$up" type veth peer name "$HOST_UPLINK" netns "$ns" &&

@@ -42,7 +42,7 @@ jobs:
   - id: job-a1
     key_file: job.key
     domains: {vm1: 10.77.0.1, vm3: 10.77.0.3}
-detection: {source_fraction: 0.6, guest_fraction: 0.4, min_guests: 2, sustain_s: 4, report_ttl_s: 6}
+detection: {source_fraction: 0.6, min_excess_us: 700, guest_fraction: 0.4, min_guests: 2, sustain_s: 4, report_ttl_s: 6}
 decision: {cooldown_s: 60, status_ttl_s: 5}
 migration: {bandwidth_mib_s: 100, timeout_s: 90, dry_run: true}
 report_interval_s: 0.5
@@ -72,6 +72,7 @@ TEST_CASE("lmcd config: every key is read, key files relative to the file") {
   CHECK(c.jobs[0].key[1] == 0x11);
   CHECK(c.jobs[0].domains.at("vm3") == "10.77.0.3");
   CHECK(c.source_fraction == 0.6);
+  CHECK(c.min_excess_us == 700);
   CHECK(c.guest_fraction == 0.4);
   CHECK(c.min_guests == 2);
   CHECK(c.sustain_s == 4);

@@ -1,10 +1,12 @@
 // lmcd's decisions (lmcd/logic): destination congestion of a host from sequences of its
 // guests' reports, and which VM moves where. A 4-VM job: vm1, vm2 on h1; vm3, vm4 on h2
 // (the detector's host); h3 empty. Reports come every second, as the daemons send them.
+// Also which refusals the log keeps (RefusalLog).
 #include <catch2/catch.hpp>
 
 #include "logic/destination_detector.h"
 #include "logic/migration_planner.h"
+#include "logic/refusal_log.h"
 
 using namespace mcm;
 using namespace mcm::lmcd;
@@ -49,7 +51,7 @@ control::HostStatus host(const char* name, unsigned guests, unsigned capacity, d
 }  // namespace
 
 TEST_CASE("lmcd detector: a congested downlink is destination congestion once sustained") {
-  DestinationDetector d(DetectorConfig{0.5, 0.5, 1, 3.0, 5.0});
+  DestinationDetector d(DetectorConfig{0.5, 1000, 0.5, 1, 3.0, 5.0});
   for (int t = 0; t < 5; ++t) {
     clean_second(d, t);
     CHECK_FALSE(d.evaluate(t).condition_now);
@@ -73,7 +75,7 @@ TEST_CASE("lmcd detector: a congested downlink is destination congestion once su
 }
 
 TEST_CASE("lmcd detector: one congested link is not destination congestion, detoured or not") {
-  DestinationDetector d(DetectorConfig{0.5, 0.5, 1, 3.0, 5.0});
+  DestinationDetector d(DetectorConfig{0.5, 1000, 0.5, 1, 3.0, 5.0});
   for (int t = 0; t < 10; ++t) {
     // vm1 -> vm3 congested: high, first not detoured, then detoured through vm2 with help.
     d.report(rep("vm3", {src("vm1", Zone::high, 9000, t >= 5, t >= 5), src("vm2", Zone::low, 20),
@@ -101,7 +103,7 @@ TEST_CASE("lmcd detector: one congested link is not destination congestion, deto
 }
 
 TEST_CASE("lmcd detector: a break restarts the sustain clock, stale reports do not count") {
-  DestinationDetector d(DetectorConfig{0.5, 0.5, 1, 3.0, 5.0});
+  DestinationDetector d(DetectorConfig{0.5, 1000, 0.5, 1, 3.0, 5.0});
   congested_second(d, 0);
   d.evaluate(0);
   congested_second(d, 2);
@@ -132,7 +134,7 @@ TEST_CASE("lmcd detector: a break restarts the sustain clock, stale reports do n
 }
 
 TEST_CASE("lmcd detector: unknown zones are not counted, at least min_guests must suffer") {
-  DestinationDetector d(DetectorConfig{0.5, 0.5, 2, 0.0, 5.0});
+  DestinationDetector d(DetectorConfig{0.5, 1000, 0.5, 2, 0.0, 5.0});
   d.report(rep("vm3", {src("vm1", Zone::high, 9000), src("vm2", Zone::unknown),
                        src("vm4", Zone::unknown)}),
            0);
@@ -144,7 +146,7 @@ TEST_CASE("lmcd detector: unknown zones are not counted, at least min_guests mus
 }
 
 TEST_CASE("lmcd planner: the worst guest goes to the least loaded host with room") {
-  DestinationDetector d(DetectorConfig{0.5, 0.5, 1, 0.0, 5.0});
+  DestinationDetector d(DetectorConfig{0.5, 1000, 0.5, 1, 0.0, 5.0});
   congested_second(d, 0);
   Verdict v = d.evaluate(0);
   REQUIRE(v.congested);
@@ -191,7 +193,7 @@ TEST_CASE("lmcd planner: the worst guest goes to the least loaded host with room
 }
 
 TEST_CASE("lmcd planner: no host with room is said with the reasons") {
-  DestinationDetector d(DetectorConfig{0.5, 0.5, 1, 0.0, 5.0});
+  DestinationDetector d(DetectorConfig{0.5, 1000, 0.5, 1, 0.0, 5.0});
   congested_second(d, 0);
   Verdict v = d.evaluate(0);
   MigrationPlanner p;
@@ -200,4 +202,68 @@ TEST_CASE("lmcd planner: no host with room is said with the reasons") {
   CHECK(why == "no host to move vm3 to: h1 (full), h3 (full)");
   CHECK_FALSE(p.plan(v, {}, 1, &why));
   CHECK(why == "no host to move vm3 to: no peer known");
+}
+
+TEST_CASE("refusal log: the first refusals of a minute per address, then a count", "[lmcd]") {
+  mcm::lmcd::RefusalLog log;
+  std::uint64_t unlogged = 99;
+  for (int i = 0; i < mcm::lmcd::RefusalLog::kPerWindow; ++i) {
+    REQUIRE(log.admit("10.0.0.9", 1.0 + i, &unlogged));
+    CHECK(unlogged == 0);
+  }
+  for (int i = 0; i < 1000; ++i) CHECK_FALSE(log.admit("10.0.0.9", 10.0 + i * 0.01, &unlogged));
+  // Another address is judged apart.
+  CHECK(log.admit("10.0.0.7", 20.0, &unlogged));
+  // A minute after its window began, the address is logged again, with what was not.
+  REQUIRE(log.admit("10.0.0.9", 61.5, &unlogged));
+  CHECK(unlogged == 1000);
+  REQUIRE(log.admit("10.0.0.9", 62.0, &unlogged));
+  CHECK(unlogged == 0);
+}
+
+TEST_CASE("refusal log: a flood of addresses forgets the quietest, never grows without bound",
+          "[lmcd]") {
+  mcm::lmcd::RefusalLog log;
+  std::uint64_t unlogged = 0;
+  for (std::size_t i = 0; i < mcm::lmcd::RefusalLog::kMaxPeers + 100; ++i)
+    CHECK(log.admit("peer" + std::to_string(i), static_cast<double>(i), &unlogged));
+  // The first peers were forgotten: they start a new window.
+  CHECK(log.admit("peer0", 5000.0, &unlogged));
+}
+
+TEST_CASE("lmcd detector: congestion there from the start counts by its excess, zones low") {
+  // Recorded in bench-destination (DC-MCBM, the noise on before the job): the sources' runtimes
+  // took the 5 ms of their paths into h2 for their machines' noise and kept them low; the
+  // paths inside h1 and h2 stayed under 50 us.
+  DestinationDetector d(DetectorConfig{0.5, 1000, 0.5, 1, 3.0, 5.0});
+  Verdict v;
+  for (int t = 0; t <= 4; ++t) {
+    d.report(rep("vm3", {src("vm1", Zone::low, 4899), src("vm2", Zone::low, 4752),
+                         src("vm4", Zone::low, 30)}),
+             t);
+    d.report(rep("vm4", {src("vm1", Zone::low, 4700), src("vm2", Zone::low, 5100),
+                         src("vm3", Zone::low, 17)}),
+             t);
+    v = d.evaluate(t);
+  }
+  CHECK(v.congested);
+  CHECK_THAT(v.summary, Catch::Contains("vm3: 2 of 3 sources high"));
+  // The same excesses through detours that helped are one link's business: nothing.
+  DestinationDetector e(DetectorConfig{0.5, 1000, 0.5, 1, 3.0, 5.0});
+  for (int t = 0; t <= 4; ++t) {
+    e.report(rep("vm3", {src("vm1", Zone::low, 4899, true, true), src("vm2", Zone::low, 20),
+                         src("vm4", Zone::low, 30)}),
+             t);
+    v = e.evaluate(t);
+  }
+  CHECK_FALSE(v.congested);
+  // Under the threshold (a loaded machine's scheduling delays): nothing.
+  DestinationDetector f(DetectorConfig{0.5, 1000, 0.5, 1, 3.0, 5.0});
+  for (int t = 0; t <= 4; ++t) {
+    f.report(rep("vm3", {src("vm1", Zone::low, 600), src("vm2", Zone::low, 800),
+                         src("vm4", Zone::low, 30)}),
+             t);
+    v = f.evaluate(t);
+  }
+  CHECK_FALSE(v.congested);
 }
