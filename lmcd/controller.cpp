@@ -16,12 +16,6 @@ using control::Kind;
 
 namespace {
 
-std::int64_t wall_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 /// "vm1 high 5400 us, vm2 low, vm4 high via a detour that helped" (for the debug log).
 std::string describe(const control::IncomingReport& r) {
   static const char* const zones[] = {"low", "medium", "high", "unknown"};
@@ -53,7 +47,7 @@ Controller::Controller(asio::io_context& io, const LmcdConfig& config, Hyperviso
       planner_(PlannerConfig{config.cooldown_s, config.status_ttl_s}),
       links_(std::make_unique<PeerLinks>(io, config.peers, *log_)),
       timer_(io),
-      sequence_(static_cast<std::uint64_t>(wall_ns())) {}
+      sequence_(static_cast<std::uint64_t>(control::wall_ns())) {}
 
 Controller::~Controller() {
   {
@@ -103,7 +97,8 @@ double Controller::now_s() const {
 
 std::vector<char> Controller::seal_for(const LmcdJob& job, Kind kind,
                                        const std::vector<char>& payload) {
-  return control::seal(kind, job.id, config_.host, ++sequence_, wall_ns(), payload, job.key);
+  return control::seal(kind, job.id, config_.host, ++sequence_, control::wall_ns(), payload,
+                       job.key);
 }
 
 void Controller::on_frame(const std::shared_ptr<Session>& session, const Admitted& frame) {
@@ -199,7 +194,8 @@ void Controller::broadcast_status(const Verdict& v) {
   std::sort(excess.begin(), excess.end());
   s.incoming_excess_us = excess.empty() ? 0 : excess[excess.size() / 2];
   links_->send_all(control::seal(Kind::host_status, control::kOperatorKeyId, config_.host,
-                                 ++sequence_, wall_ns(), control::write(s), config_.operator_key));
+                                 ++sequence_, control::wall_ns(), control::write(s),
+                                 config_.operator_key));
 }
 
 void Controller::migrate(const Plan& plan) {

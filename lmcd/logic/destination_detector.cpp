@@ -58,10 +58,15 @@ Verdict DestinationDetector::evaluate(double now) {
   v.condition_now =
       v.guests_suffering >= config_.min_guests &&
       v.guests_suffering > config_.guest_fraction * static_cast<double>(v.guests_fresh);
-  if (!v.condition_now) {
+  if (holding_ && v.guests_fresh == 0) {
+    // restart(): nobody has reported since the move; the clock waits for them.
+  } else if (!v.condition_now) {
+    holding_ = false;
     since_ = -1;
   } else if (since_ < 0) {
     since_ = now;
+  } else {
+    holding_ = false;
   }
   v.since = since_;
   v.congested = v.condition_now && now - since_ >= config_.sustain_s;

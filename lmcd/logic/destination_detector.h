@@ -72,12 +72,15 @@ class DestinationDetector {
   /// The verdict at `now` (call it regularly: the sustain clock starts at the first call
   /// that sees the condition).
   Verdict evaluate(double now);
-  /// Starts afresh after a migration off this host: the sustain clock and every report
-  /// so far are dropped, so that only reports sent after the move (the paths have changed)
-  /// can show the congestion again before another migration.
+  /// After a migration off this host: every report so far is dropped, so that only reports
+  /// sent after the move (the moved VM's paths have changed) can show the congestion again.
+  /// The sustain clock is held until the first of them: when they show the condition still,
+  /// the time it held before the move counts (the noise on the downlink into the remaining
+  /// guests did not move with the VM), and the next guest moves without waiting `sustain_s`
+  /// again; when they do not, the clock restarts.
   void restart() {
-    since_ = -1;
     guests_.clear();
+    holding_ = since_ >= 0;
   }
   const DetectorConfig& config() const { return config_; }
 
@@ -91,6 +94,7 @@ class DestinationDetector {
   DetectorConfig config_;
   std::map<std::string, Entry> guests_;
   double since_ = -1;
+  bool holding_ = false;  ///< restart(): since_ kept until the first report after it
 };
 
 }  // namespace mcm::lmcd

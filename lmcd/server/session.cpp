@@ -12,14 +12,6 @@ namespace mcm::lmcd {
 namespace asio = boost::asio;
 using asio::ip::tcp;
 
-namespace {
-std::int64_t now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-}  // namespace
-
 Session::Session(tcp::socket socket, Controller& controller)
     : socket_(std::move(socket)), idle_(socket_.get_executor()), controller_(controller) {}
 
@@ -69,19 +61,19 @@ void Session::read_header() {
 
 void Session::read_rest() {
   auto self = shared_from_this();
-  asio::async_read(
-      socket_, asio::buffer(rest_), [this, self](boost::system::error_code ec, std::size_t) {
-        if (ec) return close();
-        auto admitted =
-            controller_.gate().admit(pending_, header_bytes_.data(), rest_, peer_, now_ns());
-        if (!admitted) {
-          controller_.refused(peer_, admitted.error);
-          return close();
-        }
-        arm_idle_timer();
-        controller_.on_frame(self, *admitted);
-        if (!closed_) read_header();
-      });
+  asio::async_read(socket_, asio::buffer(rest_),
+                   [this, self](boost::system::error_code ec, std::size_t) {
+                     if (ec) return close();
+                     auto admitted = controller_.gate().admit(pending_, header_bytes_.data(), rest_,
+                                                              peer_, control::wall_ns());
+                     if (!admitted) {
+                       controller_.refused(peer_, admitted.error);
+                       return close();
+                     }
+                     arm_idle_timer();
+                     controller_.on_frame(self, *admitted);
+                     if (!closed_) read_header();
+                   });
 }
 
 void Session::send(std::vector<char> frame) {

@@ -14,16 +14,6 @@ namespace asio = boost::asio;
 using asio::ip::tcp;
 using control::Kind;
 
-namespace {
-
-std::int64_t wall_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-}  // namespace
-
 LmcdLink::LmcdLink(asio::io_context& io, Settings settings, MakeReport make_report,
                    OnMoved on_moved, std::shared_ptr<spdlog::logger> log)
     : io_(io),
@@ -35,7 +25,7 @@ LmcdLink::LmcdLink(asio::io_context& io, Settings settings, MakeReport make_repo
       socket_(io),
       connect_timer_(io),
       report_timer_(io),
-      sequence_(static_cast<std::uint64_t>(wall_ns())) {}
+      sequence_(static_cast<std::uint64_t>(control::wall_ns())) {}
 
 void LmcdLink::start() {
   log_->info("lmcd: reporting {} (job {}) to the lmcd at {}", settings_.domain, settings_.job,
@@ -106,7 +96,7 @@ void LmcdLink::read_rest() {
             pending_.key_id != settings_.job
                 ? "sealed with key '" + pending_.key_id + "', not the job's"
                 : control::check_mac(header_bytes_.data(), pending_, rest_, settings_.key);
-        if (why.empty()) why = replay_.accept(pending_, wall_ns());
+        if (why.empty()) why = replay_.accept(pending_, control::wall_ns());
         if (!why.empty()) return fail("a frame from lmcd refused: " + why, kRetry);
         const std::vector<char> payload(rest_.begin(),
                                         rest_.begin() + static_cast<long>(pending_.payload_bytes));
@@ -148,8 +138,9 @@ void LmcdLink::on_frame(const control::Header& header, const std::vector<char>& 
 }
 
 void LmcdLink::send(Kind kind, const std::vector<char>& payload) {
-  out_.push_back(std::make_shared<std::vector<char>>(control::seal(
-      kind, settings_.job, settings_.domain, ++sequence_, wall_ns(), payload, settings_.key)));
+  out_.push_back(std::make_shared<std::vector<char>>(
+      control::seal(kind, settings_.job, settings_.domain, ++sequence_, control::wall_ns(), payload,
+                    settings_.key)));
   if (out_.size() == 1) write_next();
 }
 
@@ -235,11 +226,17 @@ void LmcdLink::stop() {
   if (stopped_) return;
   stopped_ = true;
   report_timer_.cancel();
-  connect_timer_.cancel();
   resolver_.cancel();
   if (registered_ && socket_.is_open()) {
     // Goodbye after what is queued, then write_next() closes; a failed write closes too.
     send(Kind::goodbye, control::write(control::Goodbye{settings_.domain}));
+    // An lmcd that stopped reading (frozen, its buffers full) must not hold the daemon's
+    // exit: whatever is not written in a second is dropped with the connection.
+    const std::uint64_t gen = generation_;
+    connect_timer_.expires_after(std::chrono::seconds(1));
+    connect_timer_.async_wait([this, gen](const boost::system::error_code& ec) {
+      if (!ec && gen == generation_) close_socket();
+    });
     log_->info("lmcd: {} said goodbye to the lmcd of {} ({} reports sent)", settings_.domain,
                lmcd_host_, reports_sent_);
     return;

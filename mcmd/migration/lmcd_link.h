@@ -15,8 +15,8 @@
 //     registers again, which is logged.
 //  5. Moved: logged; the link reconnects to the new host's lmcd (Moved::to_address) and
 //     calls on_moved, so that the runtime measures this VM's paths again.
-//  6. stop(): Goodbye when registered, then it closes; no timer or socket stays pending,
-//     so the event loop can end.
+//  6. stop(): Goodbye when registered, then it closes (after at most a second, written or
+//     not); no timer or socket stays pending after that, so the event loop can end.
 #pragma once
 
 #include <array>

@@ -30,12 +30,6 @@ using namespace mcm::control;
 
 namespace {
 
-std::int64_t wall_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 bool read_exactly(int fd, char* p, std::size_t n) {
   while (n > 0) {
     ssize_t r = read(fd, p, n);

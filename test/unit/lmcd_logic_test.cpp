@@ -120,8 +120,22 @@ TEST_CASE("lmcd detector: a break restarts the sustain clock, stale reports do n
   d.restart();
   CHECK(d.evaluate(7.5).guests_fresh == 0);
   CHECK_FALSE(d.evaluate(7.5).condition_now);
+  CHECK_FALSE(d.evaluate(8.5).congested);
+  // The first reports after the move still show it: the time before the move counts.
+  congested_second(d, 9);
+  Verdict held = d.evaluate(9);
+  CHECK(held.congested);
+  CHECK(held.since == 4);
+  // ...and when they do not, the clock starts over.
+  d.restart();
+  clean_second(d, 10);
+  CHECK_FALSE(d.evaluate(10).condition_now);
+  congested_second(d, 11);
+  CHECK(d.evaluate(11).since == 11);
+  CHECK_FALSE(d.evaluate(11).congested);
 
   // vm4's daemon goes quiet: its last (congested) report ages out; vm3 alone is 1 of 1.
+  d.restart();
   d.report(rep("vm3", {src("vm1", Zone::high, 9000), src("vm2", Zone::high, 9000),
                        src("vm4", Zone::low, 5)}),
            12);

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -21,6 +22,13 @@
 namespace mcm::control {
 
 using Key = std::array<unsigned char, 32>;
+
+/// Now, as a frame's sent_at_ns counts it: CLOCK_REALTIME in nanoseconds.
+inline std::int64_t wall_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
 
 struct Header {
   Kind kind = Kind::hello;
