@@ -28,6 +28,19 @@ bool refusal(virErrorPtr e) {
          e->code == VIR_ERR_OPERATION_UNSUPPORTED;
 }
 
+/// A hook's refusal as libvirt words it carries the hook's whole command line and
+/// environment ("Hook script execution failed: internal error: Child process (LC_ALL=C
+/// PATH=... /etc/libvirt/hooks/qemu vm3 migrate begin -) unexpected exit status 1: REASON");
+/// the log keeps the first words and the hook's own reason.
+std::string shortened(const std::string& message) {
+  const std::string child = "Child process (";
+  const std::string status = ") unexpected exit status ";
+  const auto from = message.find(child);
+  const auto to = message.find(status, from == std::string::npos ? 0 : from);
+  if (from == std::string::npos || to == std::string::npos) return message;
+  return message.substr(0, from) + "the hook's " + message.substr(to + 2);
+}
+
 }  // namespace
 
 const char* describe(MigrationResult::Outcome outcome) {
@@ -135,6 +148,7 @@ MigrationResult LibvirtHypervisor::migrate(const MigrationRequest& request) {
   } else {
     result.outcome =
         refusal(error) ? MigrationResult::Outcome::refused : MigrationResult::Outcome::failed;
+    result.error = shortened(result.error);
   }
   virFreeError(error);
   return result;
