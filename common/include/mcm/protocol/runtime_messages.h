@@ -32,7 +32,8 @@
 //     that VM over the base latency, +inf while that path is congested, NaN when unknown
 //     (PathSelector::direct_excess), then one RouteNews per VM: how its own traffic to
 //     that VM goes now (direct, or through which VM and whether a leg of that detour is
-//     congested) and its direct path's recent excess, also while congested. The prober
+//     congested) and its direct path's typical excess (the median of its newest probes),
+//     also while congested. The prober
 //     gets one observation of its direct path to the peer, and the peer's view of its
 //     paths, which ranks detours through the peer; the entries about the prober itself
 //     are the state of its incoming path from the peer, which it reports to its host's
