@@ -118,8 +118,16 @@ void Controller::on_frame(const std::shared_ptr<Session>& session, const Admitte
       return;
     }
     guests_[domain] = Guest{frame.job, session};
-    log_->info("registered {} of job {} from {} ({} VMs in the job)", domain, frame.job->id,
-               session->peer(), hello->vm_count);
+    std::string moved;
+    if (hello->moved_ago_s >= 0) {
+      // Its cooldown started when it was moved here, by whichever lmcd moved it.
+      planner_.moved(domain, now_s() - hello->moved_ago_s);
+      moved =
+          fmt::format("; moved here {:.1f} s ago: not moved again for {:.0f} s", hello->moved_ago_s,
+                      std::max(0.0, config_.cooldown_s - hello->moved_ago_s));
+    }
+    log_->info("registered {} of job {} from {} ({} VMs in the job){}", domain, frame.job->id,
+               session->peer(), hello->vm_count, moved);
     session->send(
         seal_for(*frame.job, Kind::welcome,
                  control::write(control::Welcome{config_.host, config_.report_interval_s})));

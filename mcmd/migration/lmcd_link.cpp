@@ -66,9 +66,12 @@ void LmcdLink::on_connected() {
   boost::system::error_code ec;
   const tcp::endpoint local = socket_.local_endpoint(ec);
   socket_.set_option(tcp::no_delay(true), ec);
-  send(Kind::hello,
-       control::write(control::Hello{settings_.domain, ec ? "-" : local.address().to_string(),
-                                     settings_.vm_count}));
+  control::Hello hello{settings_.domain, ec ? "-" : local.address().to_string(),
+                       settings_.vm_count};
+  if (moved_at_)
+    hello.moved_ago_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - *moved_at_).count();
+  send(Kind::hello, control::write(hello));
   read_header();
 }
 
@@ -130,6 +133,7 @@ void LmcdLink::on_frame(const control::Header& header, const std::vector<char>& 
     registered_ = false;
     close_socket();
     if (!m->to_address.empty()) settings_.lmcd = m->to_address;
+    moved_at_ = std::chrono::steady_clock::now();
     if (on_moved_) on_moved_(*m);
     connect();
   } else {

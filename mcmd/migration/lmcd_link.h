@@ -4,8 +4,8 @@
 //
 // Protocol (mcm/control/messages.h):
 //  1. start(): connects to the lmcd the configuration names for this VM (an attempt gives up
-//     after kConnectTimeout), sends Hello, and waits for Welcome, which says how often to
-//     report.
+//     after kConnectTimeout), sends Hello (with how long ago an lmcd moved this VM, so that
+//     its cooldown follows it), and waits for Welcome, which says how often to report.
 //  2. Registered, it sends an IncomingReport every report interval, and at once when the
 //     report's signature (zones, helping detours) changes: it looks every quarter interval.
 //  3. Frames from lmcd are checked as lmcd checks ours (mcm/control/seal.h): the header,
@@ -28,6 +28,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -103,6 +104,8 @@ class LmcdLink {
   int quarter_ = 0;
   std::string last_signature_;
   std::uint64_t reports_sent_ = 0;
+  /// When lmcd last moved this VM (its Hello says how long ago: rule of Hello::moved_ago_s).
+  std::optional<std::chrono::steady_clock::time_point> moved_at_;
 };
 
 }  // namespace mcm::daemon

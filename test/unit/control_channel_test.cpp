@@ -50,6 +50,10 @@ TEST_CASE("control codec: every message reads back as written") {
   CHECK(r->sources[0].excess_us == 1800.5);
   CHECK(r->sources[1].source == "vm2.example.org");
 
+  auto moved = read_hello(write(Hello{"vm3", "10.77.0.3", 4, 12.5}));
+  REQUIRE(moved);
+  CHECK(moved->moved_ago_s == 12.5);
+  CHECK_FALSE(read_hello(write(Hello{"vm3", "10.77.0.3", 4, -2})));
   auto h = read_hello(write(Hello{"vm3", "10.77.0.3", 4}));
   REQUIRE(h);
   CHECK(h->address == "10.77.0.3");

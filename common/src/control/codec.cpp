@@ -130,6 +130,7 @@ std::vector<char> write(const Hello& m) {
   w.text(m.domain);
   w.text(m.address);
   w.put(m.vm_count);
+  w.put(m.moved_ago_s);
   return w.take();
 }
 
@@ -194,6 +195,7 @@ Decoded<Hello> read_hello(const std::vector<char>& payload) {
   r.text(m.address, "address");
   if (r.get(m.vm_count, "vm_count") && (m.vm_count < 1 || m.vm_count > 4096))
     r.fail("vm_count " + std::to_string(m.vm_count) + " is not 1..4096");
+  r.number(m.moved_ago_s, "moved_ago_s", -1, 1e9);
   return r.finish(std::move(m), "hello");
 }
 

@@ -65,6 +65,10 @@ struct Hello {
   std::string domain;          ///< the VM's libvirt domain name (or UUID)
   std::string address;         ///< the VM's address on the job's network, as mcmd sees it
   std::uint32_t vm_count = 0;  ///< VMs in the job
+  /// Seconds since an lmcd moved this VM here (its Moved notice), -1: never in this job.
+  /// The new host's lmcd keeps the VM's cooldown from it, so that the VM does not go
+  /// straight back (the cooldown travels with the VM, not with the host that moved it).
+  double moved_ago_s = -1;
 };
 
 struct Welcome {

@@ -104,8 +104,8 @@ struct RouteNews {
   std::int16_t via = -1;              ///< the answerer's traffic to this VM: -1 direct
   std::uint8_t detour_congested = 0;  ///< 1: a leg of that detour is congested now
   std::uint8_t reserved = 0;
-  float recent_excess_us =
-      std::numeric_limits<float>::quiet_NaN();  ///< direct path's; NaN: unknown
+  /// The answerer's direct path's typical excess (µs): NaN unknown.
+  float recent_excess_us = std::numeric_limits<float>::quiet_NaN();
 };
 static_assert(sizeof(RouteNews) == 8, "part of the wire format");
 
