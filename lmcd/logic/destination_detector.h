@@ -10,8 +10,8 @@
 //   - A source (an incoming path of a guest) *counts against the host* when no detour
 //     made it faster (a detour that helped means the congestion was that one link's, which
 //     the runtime's detours handle) and either the source's runtime judges it congested
-//     (high zone) or its typical excess over the base (the median of 2 s of probes) is at
-//     least `min_excess_us`.
+//     (high zone) or its recent least excess over the base (the least of its 5 newest
+//     observations) is at least `min_excess_us`.
 //     The second arm matters when the congestion was there from the job's start: a source
 //     whose paths into the host are most of its paths takes their latency for its own
 //     machine's noise (mcmd/runtime/path_selector.h), and its zones stay low.
@@ -34,7 +34,7 @@ namespace mcm::lmcd {
 
 struct DetectorConfig {
   double source_fraction = 0.5;  ///< a guest suffers above this share of its sources
-  double min_excess_us = 500;    ///< a source's typical excess that counts as high
+  double min_excess_us = 1000;   ///< a source's recent least excess that counts as high
   double guest_fraction = 0.5;   ///< the host is congested above this share of its guests
   int min_guests = 1;            ///< ...and at least this many suffering guests
   double sustain_s = 3.0;        ///< for at least this long without a break

@@ -9,8 +9,8 @@
 //   detoured   the source sends to this VM through a third VM;
 //   detour_helped  ...and no leg of that detour is congested (so the congestion was that
 //              one link's, which detours solve: lmcd leaves it to the runtime).
-//   excess_us  the direct path's typical excess (the median of 2 s of the source's probes;
-//              0 when unknown), base_us the table's base.
+//   excess_us  the direct path's recent excess (the least of the source's 5 newest
+//              observations; 0 when unknown), base_us the table's base.
 #pragma once
 
 #include <string>

@@ -11,8 +11,7 @@ struct IncomingPath {
   int source = -1;  ///< the source VM
   /// Its direct path's excess over the base (µs): +inf while it is congested, NaN unknown.
   double excess_us = std::numeric_limits<double>::quiet_NaN();
-  /// ...its typical excess (the median of its newest probes), also while congested; NaN
-  /// unknown.
+  /// ...the least of its 5 newest excesses, also while congested; NaN unknown.
   double recent_excess_us = std::numeric_limits<double>::quiet_NaN();
   int via = -1;                   ///< its traffic to this VM goes through `via`, -1 direct
   bool detour_congested = false;  ///< ...and a leg of that detour is congested now

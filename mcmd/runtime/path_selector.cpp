@@ -330,7 +330,7 @@ PathSelector::RouteState PathSelector::route_state(int destination, double now) 
   state.via = via_[static_cast<size_t>(destination)];
   state.detour_congested = state.via >= 0 && leg_congested(destination, state.via, now);
   if (const PathRecord* r = record(destination, -1))
-    state.recent_excess_us = r->recent_median_excess_us(kTypicalWindow, kProbeBytes);
+    state.recent_excess_us = r->recent_min_excess_us(kRecent);
   return state;
 }
 

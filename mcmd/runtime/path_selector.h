@@ -91,9 +91,6 @@ class PathSelector {
   static constexpr double kBetterBy = 0.7;
   /// Observations a leg's current cost is estimated from (the least excess among them).
   static constexpr int kRecent = 5;
-  /// Observations route_state()'s typical excess is the median of, and their size.
-  static constexpr int kTypicalWindow = 10;
-  static constexpr long long kProbeBytes = 64;
   /// Peer reports older than this are ignored (seconds).
   static constexpr double kPeerReportTtl = 5.0;
   /// A path's noise (µs) while neither it, nor the table, nor another path says more: with
@@ -163,10 +160,11 @@ class PathSelector {
 
   /// How this VM's traffic to `destination` goes now, for the probe replies
   /// (runtime_messages.h RouteNews): the via, whether a leg of that detour is congested,
-  /// and the direct path's typical excess: the median of its kTypicalWindow newest small
-  /// observations (2 s of probes), whatever its zones say (a queue that a probe now and
-  /// then crosses at once still shows, where the least of a few would not); NaN before
-  /// any observation.
+  /// and the direct path's recent excess: the least of its kRecent newest observations,
+  /// whatever its zones say (NaN before any). The least, not the median: the application's
+  /// own bulk transfers delay many probes on a path they load (its median rose to 2.8 ms
+  /// under the CG kernel's traffic alone, system.lmcd_job), while a standing queue delays
+  /// every one of them.
   struct RouteState {
     int via = -1;
     bool detour_congested = false;

@@ -51,7 +51,7 @@ control::HostStatus host(const char* name, unsigned guests, unsigned capacity, d
 }  // namespace
 
 TEST_CASE("lmcd detector: a congested downlink is destination congestion once sustained") {
-  DestinationDetector d(DetectorConfig{0.5, 500, 0.5, 1, 3.0, 5.0});
+  DestinationDetector d(DetectorConfig{0.5, 1000, 0.5, 1, 3.0, 5.0});
   for (int t = 0; t < 5; ++t) {
     clean_second(d, t);
     CHECK_FALSE(d.evaluate(t).condition_now);
@@ -75,7 +75,7 @@ TEST_CASE("lmcd detector: a congested downlink is destination congestion once su
 }
 
 TEST_CASE("lmcd detector: one congested link is not destination congestion, detoured or not") {
-  DestinationDetector d(DetectorConfig{0.5, 500, 0.5, 1, 3.0, 5.0});
+  DestinationDetector d(DetectorConfig{0.5, 1000, 0.5, 1, 3.0, 5.0});
   for (int t = 0; t < 10; ++t) {
     // vm1 -> vm3 congested: high, first not detoured, then detoured through vm2 with help.
     d.report(rep("vm3", {src("vm1", Zone::high, 9000, t >= 5, t >= 5), src("vm2", Zone::low, 20),
@@ -103,7 +103,7 @@ TEST_CASE("lmcd detector: one congested link is not destination congestion, deto
 }
 
 TEST_CASE("lmcd detector: a break restarts the sustain clock, stale reports do not count") {
-  DestinationDetector d(DetectorConfig{0.5, 500, 0.5, 1, 3.0, 5.0});
+  DestinationDetector d(DetectorConfig{0.5, 1000, 0.5, 1, 3.0, 5.0});
   congested_second(d, 0);
   d.evaluate(0);
   congested_second(d, 2);
@@ -148,7 +148,7 @@ TEST_CASE("lmcd detector: a break restarts the sustain clock, stale reports do n
 }
 
 TEST_CASE("lmcd detector: unknown zones are not counted, at least min_guests must suffer") {
-  DestinationDetector d(DetectorConfig{0.5, 500, 0.5, 2, 0.0, 5.0});
+  DestinationDetector d(DetectorConfig{0.5, 1000, 0.5, 2, 0.0, 5.0});
   d.report(rep("vm3", {src("vm1", Zone::high, 9000), src("vm2", Zone::unknown),
                        src("vm4", Zone::unknown)}),
            0);
@@ -160,7 +160,7 @@ TEST_CASE("lmcd detector: unknown zones are not counted, at least min_guests mus
 }
 
 TEST_CASE("lmcd planner: the worst guest goes to the least loaded host with room") {
-  DestinationDetector d(DetectorConfig{0.5, 500, 0.5, 1, 0.0, 5.0});
+  DestinationDetector d(DetectorConfig{0.5, 1000, 0.5, 1, 0.0, 5.0});
   congested_second(d, 0);
   Verdict v = d.evaluate(0);
   REQUIRE(v.congested);
@@ -207,7 +207,7 @@ TEST_CASE("lmcd planner: the worst guest goes to the least loaded host with room
 }
 
 TEST_CASE("lmcd planner: no host with room is said with the reasons") {
-  DestinationDetector d(DetectorConfig{0.5, 500, 0.5, 1, 0.0, 5.0});
+  DestinationDetector d(DetectorConfig{0.5, 1000, 0.5, 1, 0.0, 5.0});
   congested_second(d, 0);
   Verdict v = d.evaluate(0);
   MigrationPlanner p;
@@ -249,7 +249,7 @@ TEST_CASE("lmcd detector: congestion there from the start counts by its excess, 
   // Recorded in bench-destination (DC-MCBM, the noise on before the job): the sources' runtimes
   // took the 5 ms of their paths into h2 for their machines' noise and kept them low; the
   // paths inside h1 and h2 stayed under 50 us.
-  DestinationDetector d(DetectorConfig{0.5, 500, 0.5, 1, 3.0, 5.0});
+  DestinationDetector d(DetectorConfig{0.5, 1000, 0.5, 1, 3.0, 5.0});
   Verdict v;
   for (int t = 0; t <= 4; ++t) {
     d.report(rep("vm3", {src("vm1", Zone::low, 4899), src("vm2", Zone::low, 4752),
@@ -263,7 +263,7 @@ TEST_CASE("lmcd detector: congestion there from the start counts by its excess, 
   CHECK(v.congested);
   CHECK_THAT(v.summary, Catch::Contains("vm3: 2 of 3 sources high"));
   // The same excesses through detours that helped are one link's business: nothing.
-  DestinationDetector e(DetectorConfig{0.5, 500, 0.5, 1, 3.0, 5.0});
+  DestinationDetector e(DetectorConfig{0.5, 1000, 0.5, 1, 3.0, 5.0});
   for (int t = 0; t <= 4; ++t) {
     e.report(rep("vm3", {src("vm1", Zone::low, 4899, true, true), src("vm2", Zone::low, 20),
                          src("vm4", Zone::low, 30)}),
@@ -272,9 +272,9 @@ TEST_CASE("lmcd detector: congestion there from the start counts by its excess, 
   }
   CHECK_FALSE(v.congested);
   // Under the threshold (a loaded machine's scheduling delays): nothing.
-  DestinationDetector f(DetectorConfig{0.5, 500, 0.5, 1, 3.0, 5.0});
+  DestinationDetector f(DetectorConfig{0.5, 1000, 0.5, 1, 3.0, 5.0});
   for (int t = 0; t <= 4; ++t) {
-    f.report(rep("vm3", {src("vm1", Zone::low, 300), src("vm2", Zone::low, 450),
+    f.report(rep("vm3", {src("vm1", Zone::low, 600), src("vm2", Zone::low, 800),
                          src("vm4", Zone::low, 30)}),
              t);
     v = f.evaluate(t);

@@ -106,7 +106,7 @@ TEST_CASE(
   PathSelector::RouteState st = s.route_state(1, t);
   REQUIRE(st.via == 2);
   CHECK_FALSE(st.detour_congested);
-  CHECK(st.recent_excess_us > 10000);  // the direct path's typical, also while congested
+  CHECK(st.recent_excess_us > 10000);  // the direct path's, also while congested
   // vm3 reports its own path to vm2 congested: the detour is congested too.
   std::vector<double> vm3_view(4, 0.0);
   vm3_view[1] = std::numeric_limits<double>::infinity();

@@ -32,8 +32,8 @@
 //     that VM over the base latency, +inf while that path is congested, NaN when unknown
 //     (PathSelector::direct_excess), then one RouteNews per VM: how its own traffic to
 //     that VM goes now (direct, or through which VM and whether a leg of that detour is
-//     congested) and its direct path's typical excess (the median of its newest probes),
-//     also while congested. The prober
+//     congested) and its direct path's recent excess (the least of its 5 newest
+//     observations), also while congested. The prober
 //     gets one observation of its direct path to the peer, and the peer's view of its
 //     paths, which ranks detours through the peer; the entries about the prober itself
 //     are the state of its incoming path from the peer, which it reports to its host's
@@ -104,7 +104,7 @@ struct RouteNews {
   std::int16_t via = -1;              ///< the answerer's traffic to this VM: -1 direct
   std::uint8_t detour_congested = 0;  ///< 1: a leg of that detour is congested now
   std::uint8_t reserved = 0;
-  /// The answerer's direct path's typical excess (µs): NaN unknown.
+  /// The answerer's direct path's recent excess (µs, the least of its 5 newest): NaN unknown.
   float recent_excess_us = std::numeric_limits<float>::quiet_NaN();
 };
 static_assert(sizeof(RouteNews) == 8, "part of the wire format");
