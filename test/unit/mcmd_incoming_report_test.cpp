@@ -61,7 +61,7 @@ TEST_CASE("incoming report: zones from the sources' own judgement of their paths
   CHECK(r.sources[2].base_us == 300);
 }
 
-TEST_CASE("incoming report: a detour that is healthy helped; stale and unknown sources are unknown",
+TEST_CASE("incoming report: a detour that is healthy helped, and stale or unknown sources are unknown",
           "[lmcd-report]") {
   const auto r =
       incoming_report("vm3",
