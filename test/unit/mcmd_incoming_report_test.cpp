@@ -61,8 +61,9 @@ TEST_CASE("incoming report: zones from the sources' own judgement of their paths
   CHECK(r.sources[2].base_us == 300);
 }
 
-TEST_CASE("incoming report: a detour that is healthy helped, and stale or unknown sources are unknown",
-          "[lmcd-report]") {
+TEST_CASE(
+    "incoming report: a detour that is healthy helped, and stale or unknown sources are unknown",
+    "[lmcd-report]") {
   const auto r =
       incoming_report("vm3",
                       {path(0, kInf, 8000, 1, false), path(1, kInf, 9000, -1, false, 7.0),
