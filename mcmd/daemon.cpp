@@ -4,6 +4,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <boost/asio/ip/address.hpp>
 #include <csignal>
 
 #include "mcm/protocol.h"
@@ -79,8 +80,13 @@ std::unique_ptr<LmcdLink> Daemon::make_lmcd_link(const DaemonOptions& options) {
   const MigrationConfig& m = options.migration;
   if (!m.enabled()) return nullptr;
   const std::string& me = vm_names_[static_cast<std::size_t>(layout_.vm)];
-  // This VM's entry: its name as MCM knows it, else the same short host name.
-  const auto short_name = [](const std::string& name) { return name.substr(0, name.find('.')); };
+  // This VM's entry: its name as MCM knows it, else the same short host name (an IP
+  // address is its own short name).
+  const auto short_name = [](const std::string& name) {
+    boost::system::error_code ec;
+    boost::asio::ip::make_address(name, ec);
+    return ec ? name.substr(0, name.find('.')) : name;
+  };
   const auto entry = [&](const std::map<std::string, std::string>& map) -> const std::string* {
     if (auto it = map.find(me); it != map.end()) return &it->second;
     for (const auto& [name, value] : map)

@@ -44,9 +44,12 @@ write_lmcd_files() {
   head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$LMCD_DIR/operator.key"
   head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$LMCD_DIR/job.key"
   chmod 600 "$LMCD_DIR/operator.key" "$LMCD_DIR/job.key"
+  local by_address=""
   for (( i = 1; i <= n; i++ )); do
     domains+="${domains:+, }vm$i: $SUBNET.$i"
-    lmcds+="${lmcds:+, }vm$i: $(lmcd_address "${PLACE[i]}")"
+    # By name and by address: a hostfile may give either.
+    lmcds+="${lmcds:+, }vm$i: $(lmcd_address "${PLACE[i]}"), $SUBNET.$i: $(lmcd_address "${PLACE[i]}")"
+    by_address+="${by_address:+, }$SUBNET.$i: vm$i"
   done
   for (( k = 1; k <= hosts; k++ )); do
     {
@@ -70,6 +73,7 @@ write_lmcd_files() {
     echo "  job: $LMCD_JOB"
     echo "  key_file: job.key"
     echo "  lmcd: {$lmcds}"
+    echo "  domains: {$by_address}"
   } >"$LMCD_DIR/mcm.yaml"
 }
 
