@@ -45,18 +45,18 @@ void LmcdLink::connect() {
   connect_timer_.expires_after(kConnectTimeout);
   connect_timer_.async_wait([this, gen](const boost::system::error_code& ec) {
     if (ec || gen != generation_ || registered_) return;
-    fail("no answer within " + std::to_string(kConnectTimeout.count()) + " s", kRetry);
+    fail("no answer within " + std::to_string(kConnectTimeout.count()) + " s");
   });
   resolver_.async_resolve(
       host_of(at), port,
       [this, gen](const boost::system::error_code& ec, const tcp::resolver::results_type& found) {
         if (gen != generation_ || stopped_) return;
-        if (ec) return fail("cannot resolve " + settings_.lmcd + ": " + ec.message(), kRetry);
+        if (ec) return fail("cannot resolve " + settings_.lmcd + ": " + ec.message());
         asio::async_connect(
             socket_, found,
             [this, gen](const boost::system::error_code& error, const tcp::endpoint&) {
               if (gen != generation_ || stopped_) return;
-              if (error) return fail(error.message(), kRetry);
+              if (error) return fail(error.message());
               on_connected();
             });
       });
@@ -80,9 +80,9 @@ void LmcdLink::read_header() {
   asio::async_read(socket_, asio::buffer(header_bytes_),
                    [this, gen](const boost::system::error_code& ec, std::size_t n) {
                      if (gen != generation_ || stopped_) return;
-                     if (ec) return fail("connection closed (" + ec.message() + ")", kRetry);
+                     if (ec) return fail("connection closed (" + ec.message() + ")");
                      auto h = control::read_header(header_bytes_.data(), n);
-                     if (!h) return fail("a frame from lmcd refused: " + h.error, kRetry);
+                     if (!h) return fail("a frame from lmcd refused: " + h.error);
                      pending_ = *h;
                      rest_.assign(h->payload_bytes + control::kMacBytes, '\0');
                      read_rest();
@@ -94,13 +94,13 @@ void LmcdLink::read_rest() {
   asio::async_read(
       socket_, asio::buffer(rest_), [this, gen](const boost::system::error_code& ec, std::size_t) {
         if (gen != generation_ || stopped_) return;
-        if (ec) return fail("connection closed (" + ec.message() + ")", kRetry);
+        if (ec) return fail("connection closed (" + ec.message() + ")");
         std::string why =
             pending_.key_id != settings_.job
                 ? "sealed with key '" + pending_.key_id + "', not the job's"
                 : control::check_mac(header_bytes_.data(), pending_, rest_, settings_.key);
         if (why.empty()) why = replay_.accept(pending_, control::wall_ns());
-        if (!why.empty()) return fail("a frame from lmcd refused: " + why, kRetry);
+        if (!why.empty()) return fail("a frame from lmcd refused: " + why);
         const std::vector<char> payload(rest_.begin(),
                                         rest_.begin() + static_cast<long>(pending_.payload_bytes));
         on_frame(pending_, payload);
@@ -111,7 +111,7 @@ void LmcdLink::read_rest() {
 void LmcdLink::on_frame(const control::Header& header, const std::vector<char>& payload) {
   if (header.kind == Kind::welcome) {
     auto w = control::read_welcome(payload);
-    if (!w) return fail("a welcome refused: " + w.error, kRetry);
+    if (!w) return fail("a welcome refused: " + w.error);
     registered_ = true;
     failure_logged_ = false;
     lmcd_host_ = w->host;
@@ -123,11 +123,11 @@ void LmcdLink::on_frame(const control::Header& header, const std::vector<char>& 
     report_tick();
   } else if (header.kind == Kind::refused) {
     auto r = control::read_refused(payload);
-    fail("refused: " + (r ? r->reason : r.error), kRetry);
+    fail("refused: " + (r ? r->reason : r.error));
   } else if (header.kind == Kind::moved) {
     auto m = control::read_moved(payload);
     if (!m || m->domain != settings_.domain)
-      return fail("a moved notice refused: " + (m ? "it names " + m->domain : m.error), kRetry);
+      return fail("a moved notice refused: " + (m ? "it names " + m->domain : m.error));
     log_->info("lmcd: {} was live-migrated from {} to {}; registering with the lmcd at {}",
                settings_.domain, lmcd_host_, m->to_host, m->to_address);
     registered_ = false;
@@ -137,7 +137,7 @@ void LmcdLink::on_frame(const control::Header& header, const std::vector<char>& 
     if (on_moved_) on_moved_(*m);
     connect();
   } else {
-    fail(std::string("an unexpected ") + control::describe(header.kind) + " from lmcd", kRetry);
+    fail(std::string("an unexpected ") + control::describe(header.kind) + " from lmcd");
   }
 }
 
@@ -158,7 +158,7 @@ void LmcdLink::write_next() {
                         if (stopped_)
                           close_socket();
                         else
-                          fail("sending failed: " + ec.message(), kRetry);
+                          fail("sending failed: " + ec.message());
                         return;
                       }
                       out_.pop_front();
@@ -196,7 +196,7 @@ void LmcdLink::send_report() {
   ++reports_sent_;
 }
 
-void LmcdLink::fail(const std::string& why, std::chrono::milliseconds after) {
+void LmcdLink::fail(const std::string& why) {
   const bool was_registered = registered_;
   registered_ = false;
   close_socket();
@@ -209,7 +209,7 @@ void LmcdLink::fail(const std::string& why, std::chrono::milliseconds after) {
   }
   if (stopped_) return;
   const std::uint64_t gen = generation_;
-  connect_timer_.expires_after(after);
+  connect_timer_.expires_after(kRetry);
   connect_timer_.async_wait([this, gen](const boost::system::error_code& ec) {
     if (!ec && gen == generation_) connect();
   });

@@ -61,8 +61,6 @@ class LmcdLink {
            std::shared_ptr<spdlog::logger> log);
   void start();
   void stop();
-  std::uint64_t reports_sent() const { return reports_sent_; }
-  bool registered() const { return registered_; }
 
  private:
   void connect();
@@ -75,8 +73,8 @@ class LmcdLink {
   void report_tick();
   void send_report();
   /// Closes the connection; logs `why` unless a failure was logged since the last
-  /// registration; retries after `after` (not after stop()).
-  void fail(const std::string& why, std::chrono::milliseconds after);
+  /// registration; retries after kRetry (not after stop()).
+  void fail(const std::string& why);
   void close_socket();
   std::string host_of(const std::string& address) const;
 

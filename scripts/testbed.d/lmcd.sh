@@ -108,7 +108,7 @@ start_lmcds() {
 
 # stop_lmcds: stop every host's lmcd (also when its pid file is all that is left).
 stop_lmcds() {
-  local k p
+  local f k p
   for f in "$LMCD_DIR"/h*.pid; do
     [ -e "$f" ] || continue
     k=${f##*/h}; k=${k%.pid}
