@@ -45,6 +45,7 @@ Controller::Controller(asio::io_context& io, const LmcdConfig& config, Hyperviso
       gate_(config),
       detector_(detector_config(config)),
       planner_(PlannerConfig{config.cooldown_s, config.status_ttl_s}),
+      vantage_(config.min_excess_us, config.status_ttl_s),
       links_(std::make_unique<PeerLinks>(io, config.peers, *log_)),
       timer_(io),
       sequence_(static_cast<std::uint64_t>(control::wall_ns())) {}
@@ -146,6 +147,22 @@ void Controller::on_frame(const std::shared_ptr<Session>& session, const Admitte
     log_->info("{} left (goodbye)", domain);
   } else if (const auto* status = std::get_if<control::HostStatus>(&frame.message)) {
     peers_[status->host] = PeerStatus{*status, now_s()};
+    heard(*status, frame.header.sent_at_ns);
+  }
+}
+
+void Controller::heard(const control::HostStatus& status, std::int64_t sent_at_ns) {
+  const double now = now_s();
+  heard_[status.host] = Heard{sent_at_ns, now};
+  for (const auto& e : status.echoes) {
+    if (e.host != config_.host) continue;
+    std::int64_t& last = timed_[status.host];
+    if (e.sent_at_ns == last) break;  // the same echo again: the peer heard nothing newer
+    last = e.sent_at_ns;
+    vantage_.round_trip(status.host,
+                        static_cast<double>(control::wall_ns() - e.sent_at_ns - e.held_ns) / 1e3,
+                        now);
+    break;
   }
 }
 
@@ -160,8 +177,18 @@ void Controller::start() {
 void Controller::tick() {
   double now = now_s();
   Verdict v = detector_.evaluate(now);
+  const LinkView link = config_.link_check ? vantage_.evaluate(now) : LinkView{};
+  const bool discounted = v.congested && !link.confirms();
+  if (discounted != discounted_ && discounted)
+    log_->info(
+        "the guests' incoming paths are slow ({}), but this host's link is clean ({}): the queue "
+        "is at the other end of their paths; nothing moves from here",
+        v.summary, link.summary);
+  discounted_ = discounted;
+  if (discounted) v.congested = false;
   if (v.congested != was_congested_)
-    log_->info("destination congestion {}: {}", v.congested ? "detected" : "over", v.summary);
+    log_->info("destination congestion {}: {}; this host's link: {}",
+               v.congested ? "detected" : "over", v.summary, link.summary);
   was_congested_ = v.congested;
   if (v.congested && !migrating_) {
     std::vector<PeerStatus> peers;
@@ -173,7 +200,8 @@ void Controller::tick() {
         log_->info("dry run: would {}", plan->reason);
         planner_.moved(plan->domain, now);  // as if: the next one waits for the cooldown
       } else {
-        log_->info("decision: {}; because {}", plan->reason, v.summary);
+        log_->info("decision: {}; because {}; this host's link: {}", plan->reason, v.summary,
+                   link.summary);
         migrate(*plan);
       }
     } else if (why != last_no_plan_) {
@@ -181,7 +209,7 @@ void Controller::tick() {
       last_no_plan_ = why;
     }
   }
-  broadcast_status(v);
+  broadcast_status(v, link);
   timer_.expires_after(
       std::chrono::milliseconds(static_cast<long>(1000 * config_.status_interval_s)));
   timer_.async_wait([this](boost::system::error_code ec) {
@@ -189,7 +217,7 @@ void Controller::tick() {
   });
 }
 
-void Controller::broadcast_status(const Verdict& v) {
+void Controller::broadcast_status(const Verdict& v, const LinkView& link) {
   control::HostStatus s;
   s.host = config_.host;
   if (guests_here_ < 0) return;  // libvirt has not told (yet): peers get no status
@@ -201,6 +229,12 @@ void Controller::broadcast_status(const Verdict& v) {
   for (const auto& g : v.guests) excess.push_back(g.median_excess_us);
   std::sort(excess.begin(), excess.end());
   s.incoming_excess_us = excess.empty() ? 0 : excess[excess.size() / 2];
+  s.link_queued = link.state == LinkView::State::queued;
+  const double now = now_s();
+  for (const auto& [host, h] : heard_)
+    if (now - h.at <= config_.status_ttl_s)
+      s.echoes.push_back(
+          control::StatusEcho{host, h.sent_at_ns, static_cast<std::int64_t>((now - h.at) * 1e9)});
   links_->send_all(control::seal(Kind::host_status, control::kOperatorKeyId, config_.host,
                                  ++sequence_, control::wall_ns(), control::write(s),
                                  config_.operator_key));

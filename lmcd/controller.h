@@ -1,7 +1,9 @@
 // lmcd's controller: the composition of one host's live-migration controller. It keeps the
 // registry of the guests whose daemons registered (hello), feeds their reports to the
-// destination detector, keeps the peers' host statuses, and once a second judges the host;
-// when it is destination-congested, it plans and runs one migration at a time (on a worker
+// destination detector, keeps the peers' host statuses and times the round trips to them
+// (their statuses echo its own: link_vantage.h), and once a second judges the host; when
+// its guests say it is destination-congested and its link does not say it is clean, it
+// plans and runs one migration at a time (on a worker
 // thread: libvirt's calls block), trying the planned hosts in order, and tells the moved
 // VM's daemon. Every decision is one log line with its figures.
 #pragma once
@@ -16,6 +18,7 @@
 
 #include "hypervisor/hypervisor.h"
 #include "logic/destination_detector.h"
+#include "logic/link_vantage.h"
 #include "logic/migration_planner.h"
 #include "logic/refusal_log.h"
 #include "mcm/lmcd_config.h"
@@ -55,7 +58,8 @@ class Controller {
   };
   void tick();
   void take_inventory();
-  void broadcast_status(const Verdict& verdict);
+  void broadcast_status(const Verdict& verdict, const LinkView& link);
+  void heard(const control::HostStatus& status, std::int64_t sent_at_ns);
   void migrate(const Plan& plan);
   void migration_done(const std::string& domain, const std::string& to_host);
   std::vector<char> seal_for(const LmcdJob& job, control::Kind kind,
@@ -71,6 +75,14 @@ class Controller {
   MigrationPlanner planner_;
   std::map<std::string, Guest> guests_;
   std::map<std::string, PeerStatus> peers_;
+  struct Heard {
+    std::int64_t sent_at_ns = 0;  ///< the peer's last status, its send time
+    double at = 0;                ///< when it arrived (now_s)
+  };
+  std::map<std::string, Heard> heard_;             ///< by peer host: echoed in our statuses
+  std::map<std::string, std::int64_t> timed_;      ///< by peer host: the last echo timed
+  LinkVantage vantage_;
+  bool discounted_ = false;  ///< the guests' verdict is overruled by a clean link (logged)
   std::unique_ptr<PeerLinks> links_;
   boost::asio::steady_timer timer_;
   bool migrating_ = false;

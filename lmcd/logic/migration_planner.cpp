@@ -60,6 +60,8 @@ std::optional<Plan> MigrationPlanner::plan(const Verdict& verdict,
       skip(s.host, "(status too old)");
     } else if (s.destination_congested) {
       skip(s.host, "(congested itself)");
+    } else if (s.link_queued) {
+      skip(s.host, "(its link is queued)");
     } else if (s.migrating) {
       skip(s.host, "(migrating)");
     } else if (s.capacity > 0 && s.guests >= s.capacity) {

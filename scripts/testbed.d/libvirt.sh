@@ -139,7 +139,9 @@ wait_libvirtd() {
   local k=$1 t
   for (( t = 0; t < LIBVIRT_START_LIMIT_S * 5; t++ )); do
     host_virsh "$k" uri >/dev/null 2>&1 && return 0
-    libvirtd_pid "$k" >/dev/null || break
+    # Still starting: not libvirtd_pid, whose process is ip, unshare or bash until it
+    # execs libvirtd (a cold start takes a while to get there).
+    kill -0 "$(cat "$(host_dir "$k")/libvirtd.pid")" 2>/dev/null || break
     sleep 0.2
   done
   echo "libvirtd of h$k did not answer at $(host_uri "$k"): $(tail -n 3 "$(host_dir "$k")/libvirtd.out" | tr '\n' ' ')" >&2

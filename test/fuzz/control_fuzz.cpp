@@ -101,13 +101,19 @@ void one_case(std::uint64_t n) {
       payload_case<Hello>(
           n, write(Hello{name(), name(), 1 + static_cast<std::uint32_t>(below(4096))}), read_hello);
       break;
-    case 2:
-      payload_case<HostStatus>(n,
-                               write(HostStatus{name(), static_cast<std::uint32_t>(rng()),
-                                                static_cast<std::uint32_t>(rng()), below(2) == 1,
-                                                below(2) == 1, number()}),
-                               read_host_status);
+    case 2: {
+      std::vector<StatusEcho> echoes(below(4));
+      for (auto& e : echoes)
+        e = StatusEcho{name(), static_cast<std::int64_t>(rng()),
+                       static_cast<std::int64_t>(below(1'000'000'000))};
+      payload_case<HostStatus>(
+          n,
+          write(HostStatus{name(), static_cast<std::uint32_t>(rng()),
+                           static_cast<std::uint32_t>(rng()), below(2) == 1, below(2) == 1,
+                           number(), below(2) == 1, std::move(echoes)}),
+          read_host_status);
       break;
+    }
     case 3:
       payload_case<Moved>(n, write(Moved{name(), name(), name()}), read_moved);
       break;

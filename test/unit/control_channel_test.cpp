@@ -58,10 +58,21 @@ TEST_CASE("control codec: every message reads back as written") {
   REQUIRE(h);
   CHECK(h->address == "10.77.0.3");
   CHECK(h->vm_count == 4);
-  auto s = read_host_status(write(HostStatus{"h2", 2, 3, true, false, 2500}));
+  auto s = read_host_status(write(HostStatus{"h2", 2, 3, true, false, 2500, false, {}}));
   REQUIRE(s);
   CHECK(s->destination_congested);
   CHECK(s->capacity == 3);
+  CHECK(s->echoes.empty());
+  HostStatus echoing{"h2", 2, 3, false, false, 0, true, {{"h1", 1234567890123, 250'000'000}}};
+  echoing.echoes.push_back({"h3.example.org", -5, 0});
+  auto e = read_host_status(write(echoing));
+  REQUIRE(e);
+  CHECK(e->link_queued);
+  REQUIRE(e->echoes.size() == 2);
+  CHECK(e->echoes[0].host == "h1");
+  CHECK(e->echoes[0].sent_at_ns == 1234567890123);
+  CHECK(e->echoes[0].held_ns == 250'000'000);
+  CHECK(e->echoes[1].host == "h3.example.org");
   auto m = read_moved(write(Moved{"vm3", "h3", "10.77.0.103:7800"}));
   REQUIRE(m);
   CHECK(m->to_address == "10.77.0.103:7800");
@@ -97,11 +108,17 @@ TEST_CASE("control codec: short, long and out-of-range payloads are refused with
   CHECK_THAT(read_incoming_report(write(bad_name)).error, Catch::Contains("not a name"));
   CHECK_THAT(read_hello(write(Hello{"vm3", "10.77.0.3", 0})).error, Catch::Contains("vm_count 0"));
 
+  HostStatus held{"h2", 0, 0, false, false, 0, false, {{"h1", 1, -1}}};
+  CHECK_THAT(read_host_status(write(held)).error, Catch::Contains("echo held_ns -1"));
+
   // A count the bytes cannot hold.
   auto many = write(IncomingReport{"vm3", 1, {}});
   std::uint16_t n = 60000;
   std::memcpy(many.data() + many.size() - 2, &n, 2);
   CHECK_THAT(read_incoming_report(many).error, Catch::Contains("source count 60000"));
+  auto echoes = write(HostStatus{"h2", 0, 0, false, false, 0, false, {}});
+  std::memcpy(echoes.data() + echoes.size() - 2, &n, 2);
+  CHECK_THAT(read_host_status(echoes).error, Catch::Contains("echo count 60000"));
 }
 
 TEST_CASE("control seal: a frame opens with its key only, and not once altered") {

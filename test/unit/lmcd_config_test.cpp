@@ -42,7 +42,8 @@ jobs:
   - id: job-a1
     key_file: job.key
     domains: {vm1: 10.77.0.1, vm3: 10.77.0.3}
-detection: {source_fraction: 0.6, min_excess_us: 700, guest_fraction: 0.4, min_guests: 2, sustain_s: 4, report_ttl_s: 6}
+detection: {source_fraction: 0.6, min_excess_us: 700, guest_fraction: 0.4, min_guests: 2, sustain_s: 4, report_ttl_s: 6,
+            link_check: false}
 decision: {cooldown_s: 60, status_ttl_s: 5}
 migration: {bandwidth_mib_s: 100, timeout_s: 90, dry_run: true}
 report_interval_s: 0.5
@@ -77,6 +78,7 @@ TEST_CASE("lmcd config: every key is read, key files relative to the file") {
   CHECK(c.min_guests == 2);
   CHECK(c.sustain_s == 4);
   CHECK(c.report_ttl_s == 6);
+  CHECK_FALSE(c.link_check);
   CHECK(c.cooldown_s == 60);
   CHECK(c.status_ttl_s == 5);
   CHECK(c.bandwidth_mib_s == 100);
@@ -91,6 +93,7 @@ TEST_CASE("lmcd config: every key is read, key files relative to the file") {
   CHECK(minimal.peers.empty());
   CHECK(minimal.cooldown_s == 120);
   CHECK_FALSE(minimal.dry_run);
+  CHECK(minimal.link_check);
 }
 
 TEST_CASE("lmcd config: mistakes name the file, line and column") {
@@ -117,6 +120,8 @@ TEST_CASE("lmcd config: mistakes name the file, line and column") {
                              "  - {id: b, key_file: job.key, domains: {vm1: y}}\n",
                       keys.path),
              Catch::Contains("vm1 belongs to two jobs"));
+  CHECK_THAT(error_of(head + "detection: {link_check: maybe}\n", keys.path),
+             Catch::Contains("detection.link_check"));
   CHECK_THAT(error_of(head + "detection: {guest_fraction: 1.5}\n", keys.path),
              Catch::Contains("detection.guest_fraction must be a number"));
   CHECK_THAT(error_of(head + "migration: {dry_run: maybe}\n", keys.path),

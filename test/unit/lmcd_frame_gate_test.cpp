@@ -58,7 +58,7 @@ TEST_CASE("lmcd gate: a job's daemon and a peer get in") {
               "10.77.0.3") == "");
   CHECK(through(gate,
                 seal(Kind::host_status, "operator", "h3", 1, kNow,
-                     write(HostStatus{"h3", 1, 2, false, false, 0}), key_of(9)),
+                     write(HostStatus{"h3", 1, 2, false, false, 0, false, {}}), key_of(9)),
                 "10.77.0.103") == "");
   CHECK(through(gate,
                 seal(Kind::goodbye, "job-a", "vm3", 3, kNow, write(Goodbye{"vm3"}), key_of(1)),
@@ -93,18 +93,18 @@ TEST_CASE(
   // A daemon sending what only lmcds send.
   CHECK_THAT(through(gate,
                      seal(Kind::host_status, "job-a", "vm1", 2, kNow,
-                          write(HostStatus{"vm1", 0, 0, true, false, 0}), key_of(1)),
+                          write(HostStatus{"vm1", 0, 0, true, false, 0, false, {}}), key_of(1)),
                      "10.77.0.1"),
              Catch::Contains("a daemon does not send that"));
   // An lmcd that is not a peer; a peer's status of another host.
   CHECK_THAT(through(gate,
                      seal(Kind::host_status, "operator", "h7", 1, kNow,
-                          write(HostStatus{"h7", 0, 0, false, false, 0}), key_of(9)),
+                          write(HostStatus{"h7", 0, 0, false, false, 0, false, {}}), key_of(9)),
                      "10.77.0.107"),
              Catch::Contains("h7 is not a configured peer"));
   CHECK_THAT(through(gate,
                      seal(Kind::host_status, "operator", "h3", 1, kNow,
-                          write(HostStatus{"h1", 0, 0, false, false, 0}), key_of(9)),
+                          write(HostStatus{"h1", 0, 0, false, false, 0, false, {}}), key_of(9)),
                      "10.77.0.103"),
              Catch::Contains("a status of h1 sent by h3"));
   // A replay of an admitted frame, and a stale one.

@@ -45,7 +45,7 @@ void clean_second(DestinationDetector& d, double t) {
 
 control::HostStatus host(const char* name, unsigned guests, unsigned capacity, double excess,
                          bool congested = false, bool migrating = false) {
-  return control::HostStatus{name, guests, capacity, congested, migrating, excess};
+  return control::HostStatus{name, guests, capacity, congested, migrating, excess, false, {}};
 }
 
 }  // namespace
@@ -216,6 +216,21 @@ TEST_CASE("lmcd planner: no host with room is said with the reasons") {
   CHECK(why == "no host to move vm3 to: h1 (full), h3 (full)");
   CHECK_FALSE(p.plan(v, {}, 1, &why));
   CHECK(why == "no host to move vm3 to: no peer known");
+}
+
+TEST_CASE("lmcd planner: a host whose link is queued is no target") {
+  DestinationDetector d(DetectorConfig{0.5, 1000, 0.5, 1, 0.0, 5.0});
+  congested_second(d, 0);
+  Verdict v = d.evaluate(0);
+  MigrationPlanner p;
+  std::string why;
+  auto queued = host("h3", 0, 2, 0);
+  queued.link_queued = true;
+  CHECK_FALSE(p.plan(v, {{queued, 0}}, 1, &why));
+  CHECK(why == "no host to move vm3 to: h3 (its link is queued)");
+  auto plan = p.plan(v, {{queued, 0}, {host("h1", 1, 2, 900), 0}}, 1, &why);
+  REQUIRE(plan);
+  CHECK(plan->hosts == std::vector<std::string>{"h1"});
 }
 
 TEST_CASE("refusal log: the first refusals of a minute per address, then a count", "[lmcd]") {

@@ -14,7 +14,9 @@
 //       key_file: /etc/mcm/lmcd/job-a1.key
 //       domains: {vm1: 10.77.0.1, vm2: 10.77.0.2}   # its VMs and their addresses
 //   detection: {source_fraction: 0.5, min_excess_us: 1000, guest_fraction: 0.5, min_guests: 1,
-//               sustain_s: 3, report_ttl_s: 2}
+//               sustain_s: 3, report_ttl_s: 2,
+//               link_check: true}          # false when the lmcds talk over another network
+//                                          # than their guests (lmcd/logic/link_vantage.h)
 //   decision: {cooldown_s: 120, status_ttl_s: 10}
 //   migration: {bandwidth_mib_s: 0, timeout_s: 120, dry_run: false}
 //   report_interval_s: 1                  # how often the daemons report (told at hello)
@@ -56,6 +58,7 @@ struct LmcdConfig {
   double source_fraction = 0.5, min_excess_us = 1000, guest_fraction = 0.5, sustain_s = 3,
          report_ttl_s = 2;
   int min_guests = 1;
+  bool link_check = true;
   double cooldown_s = 120, status_ttl_s = 10;
   unsigned long bandwidth_mib_s = 0;
   double timeout_s = 120;

@@ -171,6 +171,13 @@ std::vector<char> write(const HostStatus& m) {
   w.flag(m.destination_congested);
   w.flag(m.migrating);
   w.put(m.incoming_excess_us);
+  w.flag(m.link_queued);
+  w.put(static_cast<std::uint16_t>(m.echoes.size()));
+  for (const auto& e : m.echoes) {
+    w.text(e.host);
+    w.put(e.sent_at_ns);
+    w.put(e.held_ns);
+  }
   return w.take();
 }
 
@@ -248,6 +255,20 @@ Decoded<HostStatus> read_host_status(const std::vector<char>& payload) {
   r.flag(m.destination_congested, "destination_congested");
   r.flag(m.migrating, "migrating");
   r.number(m.incoming_excess_us, "incoming_excess_us", -kMaxMicroseconds, kMaxMicroseconds);
+  r.flag(m.link_queued, "link_queued");
+  std::uint16_t n = 0;
+  if (r.get(n, "echo count") && n > kMaxPeers)
+    r.fail("echo count " + std::to_string(n) + " is over " + std::to_string(kMaxPeers));
+  if (n > kMaxPeers) n = 0;
+  for (std::uint16_t i = 0; i < n; ++i) {
+    StatusEcho e;
+    if (!r.text(e.host, "echo host")) break;
+    r.get(e.sent_at_ns, "echo sent_at_ns");
+    if (r.get(e.held_ns, "echo held_ns") && (e.held_ns < 0 || e.held_ns > kMaxClockSkewNs))
+      r.fail("echo held_ns " + std::to_string(e.held_ns) + " is outside 0.." +
+             std::to_string(kMaxClockSkewNs));
+    m.echoes.push_back(std::move(e));
+  }
   return r.finish(std::move(m), "host status");
 }
 

@@ -34,6 +34,7 @@ constexpr std::size_t kMacBytes = 32;
 constexpr std::size_t kMaxPayloadBytes = 16 * 1024;
 constexpr std::size_t kMaxNameBytes = 63;
 constexpr std::size_t kMaxSources = 256;  ///< source VMs in one report
+constexpr std::size_t kMaxPeers = 256;    ///< echoes in one host status
 constexpr std::int64_t kMaxClockSkewNs = 120'000'000'000;
 constexpr const char* kOperatorKeyId = "operator";
 
@@ -98,7 +99,15 @@ struct IncomingReport {
   std::vector<SourceState> sources;
 };
 
-/// What an lmcd tells its peers about its host.
+/// The last status an lmcd heard from one peer, handed back so that the peer can time the
+/// round trip between their hosts on its own clock: now - sent_at_ns - held_ns.
+struct StatusEcho {
+  std::string host;             ///< the peer the echo goes back to
+  std::int64_t sent_at_ns = 0;  ///< that status's send time (its header), on the peer's clock
+  std::int64_t held_ns = 0;     ///< how long this lmcd held it before this status
+};
+
+/// What an lmcd tells its peers about its host (every status_interval_s).
 struct HostStatus {
   std::string host;
   std::uint32_t guests = 0;
@@ -106,6 +115,8 @@ struct HostStatus {
   bool destination_congested = false;
   bool migrating = false;         ///< a migration to or from this host is under way
   double incoming_excess_us = 0;  ///< median excess of its guests' incoming paths
+  bool link_queued = false;       ///< its round trips to most peers are long (link_vantage.h)
+  std::vector<StatusEcho> echoes;
 };
 
 /// lmcd's notice to a daemon whose VM moved (the daemon re-registers with `to_host` and

@@ -1,0 +1,44 @@
+#include "logic/link_vantage.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+
+namespace mcm::lmcd {
+
+void LinkVantage::round_trip(const std::string& peer, double rtt_us, double now) {
+  if (!(rtt_us >= 0)) return;  // NaN or a clock step: not a round trip
+  auto [it, fresh] = peers_.try_emplace(peer);
+  Peer& p = it->second;
+  p.least = fresh ? rtt_us : std::min(p.least, rtt_us);
+  p.recent.push_back(rtt_us);
+  if (p.recent.size() > kRecent) p.recent.pop_front();
+  p.at = now;
+}
+
+LinkView LinkVantage::evaluate(double now) const {
+  LinkView v;
+  std::vector<double> excess;
+  char part[96];
+  for (const auto& [host, p] : peers_) {
+    if (now - p.at > ttl_s_ || p.recent.empty()) continue;
+    const double e = *std::min_element(p.recent.begin(), p.recent.end()) - p.least;
+    excess.push_back(e);
+    ++v.peers_measured;
+    if (e >= min_excess_us_) ++v.peers_slow;
+    std::snprintf(part, sizeof part, "%s%s +%.0f us", v.summary.empty() ? "" : ", ", host.c_str(),
+                  e);
+    v.summary += part;
+  }
+  v.summary = v.summary.empty() ? "no peer measured" : "round trips to " + v.summary;
+  if (!excess.empty()) {
+    std::sort(excess.begin(), excess.end());
+    const std::size_t n = excess.size();
+    v.median_excess_us = n % 2 == 1 ? excess[n / 2] : (excess[n / 2 - 1] + excess[n / 2]) / 2;
+  }
+  if (v.peers_measured >= 2)
+    v.state = 2 * v.peers_slow > v.peers_measured ? LinkView::State::queued : LinkView::State::clean;
+  return v;
+}
+
+}  // namespace mcm::lmcd
