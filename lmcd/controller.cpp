@@ -159,9 +159,8 @@ void Controller::heard(const control::HostStatus& status, std::int64_t sent_at_n
     std::int64_t& last = timed_[status.host];
     if (e.sent_at_ns == last) break;  // the same echo again: the peer heard nothing newer
     last = e.sent_at_ns;
-    vantage_.round_trip(status.host,
-                        static_cast<double>(control::wall_ns() - e.sent_at_ns - e.held_ns) / 1e3,
-                        now);
+    vantage_.round_trip(
+        status.host, static_cast<double>(control::wall_ns() - e.sent_at_ns - e.held_ns) / 1e3, now);
     break;
   }
 }

@@ -79,8 +79,8 @@ class Controller {
     std::int64_t sent_at_ns = 0;  ///< the peer's last status, its send time
     double at = 0;                ///< when it arrived (now_s)
   };
-  std::map<std::string, Heard> heard_;             ///< by peer host: echoed in our statuses
-  std::map<std::string, std::int64_t> timed_;      ///< by peer host: the last echo timed
+  std::map<std::string, Heard> heard_;         ///< by peer host: echoed in our statuses
+  std::map<std::string, std::int64_t> timed_;  ///< by peer host: the last echo timed
   LinkVantage vantage_;
   bool discounted_ = false;  ///< the guests' verdict is overruled by a clean link (logged)
   std::unique_ptr<PeerLinks> links_;

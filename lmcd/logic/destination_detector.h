@@ -22,6 +22,8 @@
 //     that reported within `report_ttl_s` suffer (at least `min_guests` of them), without
 //     a break, for `sustain_s`. A guest whose last report is older than `report_ttl_s`
 //     is not counted either way (its daemon may be gone).
+// The guests cannot tell which end of their slow paths is queued (their latencies rest on
+// clock offsets a queue biases): the controller asks link_vantage.h before it acts.
 #pragma once
 
 #include <map>
@@ -34,7 +36,7 @@ namespace mcm::lmcd {
 
 struct DetectorConfig {
   double source_fraction = 0.5;  ///< a guest suffers above this share of its sources
-  double min_excess_us = 1000;   ///< a source's recent least excess that counts as high
+  double min_excess_us = 500;    ///< a source's recent least excess that counts as high
   double guest_fraction = 0.5;   ///< the host is congested above this share of its guests
   int min_guests = 1;            ///< ...and at least this many suffering guests
   double sustain_s = 3.0;        ///< for at least this long without a break

@@ -37,7 +37,8 @@ LinkView LinkVantage::evaluate(double now) const {
     v.median_excess_us = n % 2 == 1 ? excess[n / 2] : (excess[n / 2 - 1] + excess[n / 2]) / 2;
   }
   if (v.peers_measured >= 2)
-    v.state = 2 * v.peers_slow > v.peers_measured ? LinkView::State::queued : LinkView::State::clean;
+    v.state =
+        2 * v.peers_slow > v.peers_measured ? LinkView::State::queued : LinkView::State::clean;
   return v;
 }
 

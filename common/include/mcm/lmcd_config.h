@@ -13,7 +13,7 @@
 //     - id: job-a1                        # the key id the job's daemons seal with
 //       key_file: /etc/mcm/lmcd/job-a1.key
 //       domains: {vm1: 10.77.0.1, vm2: 10.77.0.2}   # its VMs and their addresses
-//   detection: {source_fraction: 0.5, min_excess_us: 1000, guest_fraction: 0.5, min_guests: 1,
+//   detection: {source_fraction: 0.5, min_excess_us: 500, guest_fraction: 0.5, min_guests: 1,
 //               sustain_s: 3, report_ttl_s: 2,
 //               link_check: true}          # false when the lmcds talk over another network
 //                                          # than their guests (lmcd/logic/link_vantage.h)
@@ -55,7 +55,7 @@ struct LmcdConfig {
   unsigned capacity = 0;
   std::vector<LmcdPeer> peers;
   std::vector<LmcdJob> jobs;
-  double source_fraction = 0.5, min_excess_us = 1000, guest_fraction = 0.5, sustain_s = 3,
+  double source_fraction = 0.5, min_excess_us = 500, guest_fraction = 0.5, sustain_s = 3,
          report_ttl_s = 2;
   int min_guests = 1;
   bool link_check = true;
