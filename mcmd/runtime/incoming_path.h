@@ -14,7 +14,7 @@ struct IncomingPath {
   /// ...the least of its 5 newest excesses, also while congested; NaN unknown.
   double recent_excess_us = std::numeric_limits<double>::quiet_NaN();
   int via = -1;                   ///< its traffic to this VM goes through `via`, -1 direct
-  bool detour_congested = false;  ///< ...and a leg of that detour is congested now
+  bool detour_congested = false;  ///< ...and a leg of it is congested or queued now
   double base_us = std::numeric_limits<double>::quiet_NaN();  ///< the table's (small message)
   double age_s = std::numeric_limits<double>::infinity();     ///< since its reply; +inf never
 };

@@ -50,10 +50,17 @@ std::string PathSelector::path_name(int via) const {
   return via < 0 ? "direct" : "via " + names_[static_cast<size_t>(via)];
 }
 
+double PathSelector::direct_base_us(int destination, long long bytes) const {
+  const double table = base_(my_vm_, destination, bytes);
+  // A path the move made shorter keeps at least half its table base: a fall measured
+  // through clock offsets known to within hundreds of µs is mostly their error, and a base
+  // of 0 or less would leave the path unmonitored (observe()).
+  return table + std::max(shift_[static_cast<size_t>(destination)], -0.5 * table);
+}
+
 double PathSelector::base(int destination, int via, long long bytes) const {
-  if (via < 0) return base_(my_vm_, destination, bytes) + shift_[static_cast<size_t>(destination)];
-  return base_(my_vm_, via, bytes) + shift_[static_cast<size_t>(via)] +
-         base_(via, destination, bytes);
+  if (via < 0) return direct_base_us(destination, bytes);
+  return direct_base_us(via, bytes) + base_(via, destination, bytes);
 }
 
 PathRecord& PathSelector::record_of(int destination, int via) {
@@ -156,6 +163,15 @@ bool PathSelector::leg_congested(int destination, int via, double now) const {
   if (const PathRecord* r = record(via, -1))
     if (r->congested_in_a_row() >= config_.consecutive) return true;
   return std::isinf(peer_excess(via, destination, now));
+}
+
+bool PathSelector::leg_queued(int destination, int via, double now) const {
+  if (leg_congested(destination, via, now)) return true;
+  const auto most = static_cast<double>(config_.min_excess_us);
+  if (const PathRecord* r = record(via, -1))
+    if (r->recent_min_excess_us(kRecent) >= most) return true;
+  const double second = peer_excess(via, destination, now);
+  return std::isfinite(second) && second >= most;
 }
 
 double PathSelector::estimate(int destination, int via, long long bytes, double now) const {
@@ -328,7 +344,7 @@ PathSelector::RouteState PathSelector::route_state(int destination, double now) 
   RouteState state;
   if (destination < 0 || destination >= vm_count() || destination == my_vm_) return state;
   state.via = via_[static_cast<size_t>(destination)];
-  state.detour_congested = state.via >= 0 && leg_congested(destination, state.via, now);
+  state.detour_congested = state.via >= 0 && leg_queued(destination, state.via, now);
   if (const PathRecord* r = record(destination, -1))
     state.recent_excess_us = r->recent_min_excess_us(kRecent);
   return state;

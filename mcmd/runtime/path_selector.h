@@ -159,7 +159,8 @@ class PathSelector {
   }
 
   /// How this VM's traffic to `destination` goes now, for the probe replies
-  /// (runtime_messages.h RouteNews): the via, whether a leg of that detour is congested,
+  /// (runtime_messages.h RouteNews): the via, whether a leg of that detour is congested or
+  /// queued (leg_queued()),
   /// and the direct path's recent excess: the least of its kRecent newest observations,
   /// whatever its zones say (NaN before any). The least, not the median: the application's
   /// own bulk transfers delay many probes on a path they load (its median rose to 2.8 ms
@@ -174,11 +175,9 @@ class PathSelector {
   /// The table's base latency (µs) of any path of the job; NaN when unknown.
   double table_base_us(int from, int to, long long bytes) const { return base_(from, to, bytes); }
 
-  /// The probe table's base latency (µs) of the direct path to `destination` at `bytes`;
-  /// NaN when unknown.
-  double direct_base_us(int destination, long long bytes) const {
-    return base_(my_vm_, destination, bytes) + shift_[static_cast<size_t>(destination)];
-  }
+  /// The probe table's base latency (µs) of the direct path to `destination` at `bytes`,
+  /// plus its shift since a move (never below half the table's); NaN when unknown.
+  double direct_base_us(int destination, long long bytes) const;
   /// The intermediate VM D's traffic takes now, -1 for direct.
   int via(int destination) const { return via_[static_cast<size_t>(destination)]; }
   /// Whether a static route (--route) decides this VM's traffic to `destination`.
@@ -231,6 +230,11 @@ class PathSelector {
   /// A leg of detour `via` to `destination` is congested now: this VM's first leg in a
   /// run of `consecutive`, or the intermediate reports its path on congested.
   bool leg_congested(int destination, int via, double now) const;
+  /// For RouteState: leg_congested(), or a leg whose least of its kRecent newest
+  /// observations (the intermediate's report, for the second leg) is min_excess_us over
+  /// its base: a standing queue the zones took for noise (a flood there since the start),
+  /// as on every path into a host whose downlink is full. Such a detour did not help.
+  bool leg_queued(int destination, int via, double now) const;
   double peer_excess(int peer, int to, double now) const;
   /// Of this VM's direct paths to VMs other than `destination` observed in the last
   /// PathRecord::kRunTtl: how many are in a congested run now, and how many there are.

@@ -94,7 +94,7 @@ TEST_CASE("incoming report: its signature changes with zones and helping detours
 
 TEST_CASE(
     "runtime: a probe reply's route state says how traffic goes and whether its detour is "
-    "congested",
+    "congested or queued",
     "[lmcd-report]") {
   PathSelector s(0, {}, base, {{}, {2, 3}, {1, 3}, {1, 2}}, {false, false, false, false}, kNames);
   double t = 10;
@@ -108,8 +108,17 @@ TEST_CASE(
   REQUIRE(st.via == 2);
   CHECK_FALSE(st.detour_congested);
   CHECK(st.recent_excess_us > 10000);  // the direct path's, also while congested
-  // vm3 reports its own path to vm2 congested: the detour is congested too.
+  // vm3 reports its own path to vm2 with a little excess: the detour is clean.
   std::vector<double> vm3_view(4, 0.0);
+  vm3_view[1] = 100;
+  s.peer_report(2, vm3_view, t);
+  CHECK_FALSE(s.route_state(1, t).detour_congested);
+  // ...with a standing queue its zones took for noise (over min_excess_us, 500 µs): the
+  // detour ends in the same queue, it did not help.
+  vm3_view[1] = 2000;
+  s.peer_report(2, vm3_view, t);
+  CHECK(s.route_state(1, t).detour_congested);
+  // ...congested: the detour is congested too.
   vm3_view[1] = std::numeric_limits<double>::infinity();
   s.peer_report(2, vm3_view, t);
   CHECK(s.route_state(1, t).detour_congested);
@@ -144,4 +153,22 @@ TEST_CASE("runtime: after a move the base latencies are measured again before an
   // The queue on vm4's path is judged as one: it leaves for a detour.
   for (int i = 0; i < 5; ++i) s.observe(3, -1, 3100, 16, t += 0.05, true);
   CHECK(s.via(3) >= 0);
+}
+
+TEST_CASE("runtime: a path a move made shorter keeps half its base and is still judged",
+          "[lmcd-report]") {
+  PathSelector s(0, {}, base, {{}, {2, 3}, {1, 3}, {1, 2}}, {false, false, false, false}, kNames);
+  double t = 10;
+  s.rebase(t, 1.0);
+  // Clock offsets known to within hundreds of µs put vm2 at 0 µs (the runtime's floor),
+  // its whole table base under it: a base of 0 would not be judged at all.
+  for (int i = 0; i < 10; ++i) s.observe(1, -1, 0, 16, t += 0.05, true);
+  t += 1;
+  REQUIRE(s.finish_rebase(t));
+  CHECK(s.base_shift_us(1) == Approx(-base(0, 1, 16)));
+  CHECK(s.direct_base_us(1, 16) == Approx(base(0, 1, 16) / 2));
+  // Still monitored: a congestion is judged and the pair leaves for a detour.
+  for (int i = 0; i < 8; ++i) s.observe(1, -1, 20000, 16, t += 0.05, true);
+  CHECK(s.via(1) >= 0);
+  CHECK(s.route_state(1, t).recent_excess_us > 10000);
 }

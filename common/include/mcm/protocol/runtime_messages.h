@@ -102,7 +102,7 @@ struct Probe {
 /// Rule 3: one VM's entry in a probe reply after the doubles (8 bytes).
 struct RouteNews {
   std::int16_t via = -1;              ///< the answerer's traffic to this VM: -1 direct
-  std::uint8_t detour_congested = 0;  ///< 1: a leg of that detour is congested now
+  std::uint8_t detour_congested = 0;  ///< 1: a leg of that detour is congested or queued now
   std::uint8_t reserved = 0;
   /// The answerer's direct path's recent excess (µs, the least of its 5 newest): NaN unknown.
   float recent_excess_us = std::numeric_limits<float>::quiet_NaN();
