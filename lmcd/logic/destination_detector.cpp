@@ -63,10 +63,11 @@ Verdict DestinationDetector::evaluate(double now) {
   } else if (!v.condition_now) {
     holding_ = false;
     since_ = -1;
+  } else if (holding_) {
+    holding_ = false;
+    if (since_ < 0 || now - since_ < config_.sustain_s) since_ = now - config_.sustain_s;
   } else if (since_ < 0) {
     since_ = now;
-  } else {
-    holding_ = false;
   }
   v.since = since_;
   v.congested = v.condition_now && now - since_ >= config_.sustain_s;

@@ -78,12 +78,14 @@ class DestinationDetector {
   /// After a migration off this host: every report so far is dropped, so that only reports
   /// sent after the move (the moved VM's paths have changed) can show the congestion again.
   /// The sustain clock is held until the first of them: when they show the condition still,
-  /// the time it held before the move counts (the noise on the downlink into the remaining
-  /// guests did not move with the VM), and the next guest moves without waiting `sustain_s`
-  /// again; when they do not, the clock restarts.
+  /// the host is congested at once (the condition had lasted `sustain_s` when the move was
+  /// decided, and the noise on the downlink into the remaining guests did not move with
+  /// the VM; a break while the migration ran, its own traffic's doing, does not count), and
+  /// the next guest moves without waiting `sustain_s` again; when they do not, the clock
+  /// restarts.
   void restart() {
     guests_.clear();
-    holding_ = since_ >= 0;
+    holding_ = true;
   }
   const DetectorConfig& config() const { return config_; }
 

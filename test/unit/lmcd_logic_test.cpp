@@ -126,7 +126,15 @@ TEST_CASE("lmcd detector: a break restarts the sustain clock, stale reports do n
   Verdict held = d.evaluate(9);
   CHECK(held.congested);
   CHECK(held.since == 4);
-  // ...and when they do not, the clock starts over.
+  // A break while the migration ran (its own traffic) does not make the next one wait.
+  clean_second(d, 9.5);
+  CHECK_FALSE(d.evaluate(9.5).congested);  // the break: the clock stopped
+  d.restart();                             // the migration ended
+  congested_second(d, 9.8);
+  Verdict again = d.evaluate(9.8);
+  CHECK(again.congested);
+  CHECK(again.since == Approx(6.8));
+  // ...and when the first reports after the move do not show it, the clock starts over.
   d.restart();
   clean_second(d, 10);
   CHECK_FALSE(d.evaluate(10).condition_now);
