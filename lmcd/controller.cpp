@@ -276,7 +276,7 @@ void Controller::migration_done(const std::string& domain, const std::string& to
     return;
   }
   detector_.forget(domain);
-  detector_.restart();
+  detector_.restart(now_s());
   auto g = guests_.find(domain);
   if (g != guests_.end()) {
     std::string address;

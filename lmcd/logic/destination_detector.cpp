@@ -58,16 +58,18 @@ Verdict DestinationDetector::evaluate(double now) {
   v.condition_now =
       v.guests_suffering >= config_.min_guests &&
       v.guests_suffering > config_.guest_fraction * static_cast<double>(v.guests_fresh);
-  if (holding_ && v.guests_fresh == 0) {
+  const bool holding = hold_until_ >= 0 && now <= hold_until_;
+  if (holding && v.guests_fresh == 0) {
     // restart(): nobody has reported since the move; the clock waits for them.
   } else if (!v.condition_now) {
-    holding_ = false;
+    hold_until_ = -1;
     since_ = -1;
-  } else if (holding_) {
-    holding_ = false;
+  } else if (holding) {
+    hold_until_ = -1;
     if (since_ < 0 || now - since_ < config_.sustain_s) since_ = now - config_.sustain_s;
-  } else if (since_ < 0) {
-    since_ = now;
+  } else {
+    hold_until_ = -1;
+    if (since_ < 0) since_ = now;
   }
   v.since = since_;
   v.congested = v.condition_now && now - since_ >= config_.sustain_s;

@@ -75,17 +75,18 @@ class DestinationDetector {
   /// The verdict at `now` (call it regularly: the sustain clock starts at the first call
   /// that sees the condition).
   Verdict evaluate(double now);
-  /// After a migration off this host: every report so far is dropped, so that only reports
-  /// sent after the move (the moved VM's paths have changed) can show the congestion again.
-  /// The sustain clock is held until the first of them: when they show the condition still,
-  /// the host is congested at once (the condition had lasted `sustain_s` when the move was
-  /// decided, and the noise on the downlink into the remaining guests did not move with
-  /// the VM; a break while the migration ran, its own traffic's doing, does not count), and
-  /// the next guest moves without waiting `sustain_s` again; when they do not, the clock
-  /// restarts.
-  void restart() {
+  /// After a migration off this host, at `now`: every report so far is dropped, so that
+  /// only reports sent after the move (the moved VM's paths have changed) can show the
+  /// congestion again. The sustain clock is held for the first of them, for at most
+  /// `report_ttl_s` (the remaining guests report within a report interval): when they show
+  /// the condition still, the host is congested at once (the condition had lasted
+  /// `sustain_s` when the move was decided, and the noise on the downlink into the
+  /// remaining guests did not move with the VM; a break while the migration ran, its own
+  /// traffic's doing, does not count), and the next guest moves without waiting
+  /// `sustain_s` again; when they do not, or none came, the clock restarts.
+  void restart(double now) {
     guests_.clear();
-    holding_ = true;
+    hold_until_ = now + config_.report_ttl_s;
   }
   const DetectorConfig& config() const { return config_; }
 
@@ -99,7 +100,7 @@ class DestinationDetector {
   DetectorConfig config_;
   std::map<std::string, Entry> guests_;
   double since_ = -1;
-  bool holding_ = false;  ///< restart(): since_ kept until the first report after it
+  double hold_until_ = -1;  ///< restart(): the clock waits for a report until then
 };
 
 }  // namespace mcm::lmcd

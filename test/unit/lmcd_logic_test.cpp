@@ -117,7 +117,7 @@ TEST_CASE("lmcd detector: a break restarts the sustain clock, stale reports do n
   congested_second(d, 7);
   CHECK(d.evaluate(7).congested);
   // After a migration only new reports count: the old ones, fresh as they are, do not.
-  d.restart();
+  d.restart(7);
   CHECK(d.evaluate(7.5).guests_fresh == 0);
   CHECK_FALSE(d.evaluate(7.5).condition_now);
   CHECK_FALSE(d.evaluate(8.5).congested);
@@ -129,13 +129,13 @@ TEST_CASE("lmcd detector: a break restarts the sustain clock, stale reports do n
   // A break while the migration ran (its own traffic) does not make the next one wait.
   clean_second(d, 9.5);
   CHECK_FALSE(d.evaluate(9.5).congested);  // the break: the clock stopped
-  d.restart();                             // the migration ended
+  d.restart(9.7);                          // the migration ended
   congested_second(d, 9.8);
   Verdict again = d.evaluate(9.8);
   CHECK(again.congested);
   CHECK(again.since == Approx(6.8));
   // ...and when the first reports after the move do not show it, the clock starts over.
-  d.restart();
+  d.restart(9.9);
   clean_second(d, 10);
   CHECK_FALSE(d.evaluate(10).condition_now);
   congested_second(d, 11);
@@ -143,7 +143,7 @@ TEST_CASE("lmcd detector: a break restarts the sustain clock, stale reports do n
   CHECK_FALSE(d.evaluate(11).congested);
 
   // vm4's daemon goes quiet: its last (congested) report ages out; vm3 alone is 1 of 1.
-  d.restart();
+  d.restart(12);
   d.report(rep("vm3", {src("vm1", Zone::high, 9000), src("vm2", Zone::high, 9000),
                        src("vm4", Zone::low, 5)}),
            12);
@@ -153,6 +153,21 @@ TEST_CASE("lmcd detector: a break restarts the sustain clock, stale reports do n
   d.forget("vm3");
   CHECK(d.evaluate(12.5).guests_fresh == 0);
   CHECK_FALSE(d.evaluate(12.5).condition_now);
+}
+
+TEST_CASE("lmcd detector: the hold after a migration lasts one report time-to-live") {
+  DestinationDetector d(DetectorConfig{0.5, 1000, 0.5, 1, 3.0, 2.0});
+  for (int t = 0; t <= 3; ++t) congested_second(d, t), d.evaluate(t);
+  REQUIRE(d.evaluate(3).congested);
+  d.restart(3.5);  // the migration ended; the job ends too: nobody reports any more
+  CHECK_FALSE(d.evaluate(5).condition_now);
+  CHECK_FALSE(d.evaluate(6).condition_now);  // the hold is over (3.5 + 2 s)
+  // The next job's guests on this host: their congestion waits sustain_s like any other.
+  congested_second(d, 100);
+  Verdict v = d.evaluate(100);
+  CHECK(v.condition_now);
+  CHECK_FALSE(v.congested);
+  CHECK(v.since == 100);
 }
 
 TEST_CASE("lmcd detector: unknown zones are not counted, at least min_guests must suffer") {
