@@ -4,9 +4,11 @@
 # addresses) until mcmd reports itself. 4 VMs: vm1, vm2 on h1; vm3, vm4 on h2; h3 empty;
 # capacity 2 per host; detection sustained 2 s.
 #   * one congested link (vm1 -> vm3 high, the rest low): no migration in 8 s;
-#   * destination congestion of h2 (vm3 and vm4 see vm1 and vm2 high): exactly one
-#     migration, of vm3 (the worse) to h3 (h1 is full), within a bound; vm3's daemon is
-#     told it moved; lmcd's log explains the decision with figures;
+#   * vm3 and vm4 see vm1 and vm2 high, but h2's link is clean (its lmcd's round trips to
+#     h1 and h3 are short): no migration in 8 s, and the log says the queue is elsewhere;
+#   * destination congestion of h2 (the same reports, and a noisy neighbour flooding h2's
+#     downlink): exactly one migration, of vm3 (the worse) to h3 (h1 is full), within a
+#     bound; vm3's daemon is told it moved; lmcd's log explains the decision with figures;
 #   * attacks on the control port (random bytes, a 10 MB header, another job's key, a
 #     report about vm3 from vm4's address): refused and logged; lmcd still serves;
 #   * nothing left after down.
@@ -74,7 +76,19 @@ check "both daemons were welcomed by h2's lmcd ($(cat "$work"/link*.out | tr '\n
 check "one congested link into vm3: no migration in 8 s ($(where vm3))" \
   [ "$(where vm3)" = h2 -a "$(grep -c 'decision:' "$work/lmcd-h2.log")" -eq 0 ]
 
+# --------------------------------------------------------------------- slow guests, clean link
+report 3 8 vm1=high:9000 vm2=high:8000 vm4=low >"$work/clean3.out" &
+r3=$!
+report 4 8 vm1=high:5000 vm2=high:6000 vm3=low >"$work/clean4.out" &
+wait $r3 $!
+check "slow incoming paths on a clean link: no migration in 8 s ($(where vm3), $(grep -c 'decision:' "$work/lmcd-h2.log") decisions)" \
+  [ "$(where vm3)" = h2 -a "$(grep -c 'decision:' "$work/lmcd-h2.log")" -eq 0 ]
+check "the log says why: $(grep -m1 -o "this host's link is clean.*" "$work/lmcd-h2.log")" \
+  grep -q "this host's link is clean (round trips to h1 +[0-9]* us, h3 +[0-9]* us): the queue is at the other end" "$work/lmcd-h2.log"
+
 # --------------------------------------------------------------------- destination congestion
+# A real queue on h2's downlink: the round trips between h2's lmcd and its peers cross it.
+"$TESTBED" noise h2 --rate 1gbit >/dev/null || fail "noise h2 --rate 1gbit"
 start=$(date +%s.%N)
 report 3 20 vm1=high:9000 vm2=high:8000 vm4=low >"$work/dc3.out" &
 r3=$!
@@ -92,7 +106,8 @@ check "vm3 runs on h3 now ($(where vm3)), in $took s from the first report (boun
 check "exactly one decision and one migration, of vm3 ($(grep -c 'decision:' "$work/lmcd-h2.log"), $(grep -c 'migrated ' "$work/lmcd-h2.log"))" \
   [ "$(grep -c 'decision:' "$work/lmcd-h2.log")" -eq 1 -a "$(grep -c 'migrated vm3 to h3' "$work/lmcd-h2.log")" -eq 1 ]
 decision=$(grep -m1 'decision:' "$work/lmcd-h2.log" | sed 's/.*decision: //')
-check "the log explains it: $decision" grep -q "decision: move vm3 (2 of 3 sources high, median excess 8500 us); hosts: h3" "$work/lmcd-h2.log"
+check "the log explains it: $decision" grep -q "decision: move vm3 (2 of 3 sources high, median excess 8500 us); hosts: h3.*this host's link: round trips to h1 +[0-9]* us, h3 +[0-9]* us" "$work/lmcd-h2.log"
+"$TESTBED" noise h2 --stop >/dev/null || fail "noise h2 --stop"
 
 # --------------------------------------------------------------------- attacks
 head -c 5000 /dev/urandom | ip netns exec mcm-vm1 timeout 3 bash -c 'cat >/dev/tcp/10.77.0.101/7800' 2>/dev/null
