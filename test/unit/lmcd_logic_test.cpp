@@ -43,6 +43,13 @@ void clean_second(DestinationDetector& d, double t) {
            t);
 }
 
+/// The verdict on h2 when its downlink is congested, without a sustain window.
+Verdict congested_now() {
+  DestinationDetector d(DetectorConfig{0.5, 1000, 0.5, 1, 0.0, 5.0});
+  congested_second(d, 0);
+  return d.evaluate(0);
+}
+
 control::HostStatus host(const char* name, unsigned guests, unsigned capacity, double excess,
                          bool congested = false, bool migrating = false) {
   return control::HostStatus{name, guests, capacity, congested, migrating, excess, false, {}};
@@ -230,9 +237,7 @@ TEST_CASE("lmcd planner: the worst guest goes to the least loaded host with room
 }
 
 TEST_CASE("lmcd planner: no host with room is said with the reasons") {
-  DestinationDetector d(DetectorConfig{0.5, 1000, 0.5, 1, 0.0, 5.0});
-  congested_second(d, 0);
-  Verdict v = d.evaluate(0);
+  const Verdict v = congested_now();
   MigrationPlanner p;
   std::string why;
   CHECK_FALSE(p.plan(v, {{host("h1", 2, 2, 50), 0}, {host("h3", 1, 1, 0), 0}}, 1, &why));
@@ -242,9 +247,7 @@ TEST_CASE("lmcd planner: no host with room is said with the reasons") {
 }
 
 TEST_CASE("lmcd planner: a host whose link is queued is no target") {
-  DestinationDetector d(DetectorConfig{0.5, 1000, 0.5, 1, 0.0, 5.0});
-  congested_second(d, 0);
-  Verdict v = d.evaluate(0);
+  const Verdict v = congested_now();
   MigrationPlanner p;
   std::string why;
   auto queued = host("h3", 0, 2, 0);

@@ -85,6 +85,13 @@ class Reader {
     if (error_.empty()) error_ = std::move(why);
     return false;
   }
+  /// A list's count (uint16), at most `most`; 0 (and the error kept) when it is more.
+  std::uint16_t count(const char* what, std::size_t most) {
+    std::uint16_t n = 0;
+    if (!get(n, what) || n <= most) return n;
+    fail(std::string(what) + " " + std::to_string(n) + " is over " + std::to_string(most));
+    return 0;
+  }
   /// The decoded value, or the first error, or trailing bytes.
   template <class T>
   Decoded<T> finish(T value, const char* what) {
@@ -226,10 +233,7 @@ Decoded<IncomingReport> read_incoming_report(const std::vector<char>& payload) {
   IncomingReport m;
   r.text(m.domain, "domain");
   r.number(m.window_s, "window_s", 0, kMaxSeconds);
-  std::uint16_t n = 0;
-  if (r.get(n, "source count") && n > kMaxSources)
-    r.fail("source count " + std::to_string(n) + " is over " + std::to_string(kMaxSources));
-  if (n > kMaxSources) n = 0;
+  const std::uint16_t n = r.count("source count", kMaxSources);
   for (std::uint16_t i = 0; i < n; ++i) {
     SourceState s;
     std::uint8_t zone = 0;
@@ -256,10 +260,7 @@ Decoded<HostStatus> read_host_status(const std::vector<char>& payload) {
   r.flag(m.migrating, "migrating");
   r.number(m.incoming_excess_us, "incoming_excess_us", -kMaxMicroseconds, kMaxMicroseconds);
   r.flag(m.link_queued, "link_queued");
-  std::uint16_t n = 0;
-  if (r.get(n, "echo count") && n > kMaxPeers)
-    r.fail("echo count " + std::to_string(n) + " is over " + std::to_string(kMaxPeers));
-  if (n > kMaxPeers) n = 0;
+  const std::uint16_t n = r.count("echo count", kMaxPeers);
   for (std::uint16_t i = 0; i < n; ++i) {
     StatusEcho e;
     if (!r.text(e.host, "echo host")) break;
