@@ -60,8 +60,6 @@ std::optional<Plan> MigrationPlanner::plan(const Verdict& verdict,
       skip(s.host, "(status too old)");
     } else if (s.destination_congested) {
       skip(s.host, "(congested itself)");
-    } else if (s.link_queued) {
-      skip(s.host, "(its link is queued)");
     } else if (s.migrating) {
       skip(s.host, "(migrating)");
     } else if (s.capacity > 0 && s.guests >= s.capacity) {
@@ -80,6 +78,7 @@ std::optional<Plan> MigrationPlanner::plan(const Verdict& verdict,
   }
   std::stable_sort(targets.begin(), targets.end(), [](const Target& a, const Target& b) {
     if (a.refused_lately != b.refused_lately) return b.refused_lately;
+    if (a.s->link_queued != b.s->link_queued) return b.s->link_queued;
     if (a.s->incoming_excess_us != b.s->incoming_excess_us)
       return a.s->incoming_excess_us < b.s->incoming_excess_us;
     if (a.s->guests != b.s->guests) return a.s->guests < b.s->guests;
@@ -93,10 +92,11 @@ std::optional<Plan> MigrationPlanner::plan(const Verdict& verdict,
   plan.reason = line;
   for (const auto& t : targets) {
     plan.hosts.push_back(t.s->host);
-    std::snprintf(line, sizeof line, " %s (%u guests of %s, incoming excess %.0f us%s)",
+    std::snprintf(line, sizeof line, " %s (%u guests of %s, incoming excess %.0f us%s%s)",
                   t.s->host.c_str(), t.s->guests,
                   t.s->capacity ? std::to_string(t.s->capacity).c_str() : "unlimited",
-                  t.s->incoming_excess_us, t.refused_lately ? ", refused lately" : "");
+                  t.s->incoming_excess_us, t.s->link_queued ? ", its link queued" : "",
+                  t.refused_lately ? ", refused lately" : "");
     plan.reason += line;
   }
   if (!skipped.empty()) plan.reason += "; skipped " + skipped;

@@ -8,11 +8,13 @@
 //     excess over the sources that count against the host; ties: more such sources, then
 //     the name), leaving out guests moved less than `cooldown_s` ago (no ping-pong).
 //   - The hosts, in the order to try: every peer whose status is fresh (`status_ttl_s`),
-//     that is not destination-congested itself, whose link is not queued (a host whose
-//     guests have not said so yet: link_vantage.h), not migrating, and has room (guests below
+//     that is not destination-congested itself, not migrating, and has room (guests below
 //     capacity, or no capacity), least incoming excess first (ties: fewer guests, then the
-//     name). A host that refused this VM within `cooldown_s` comes last (it may have room
-//     again, libvirt will say).
+//     name). A host whose link is queued (its round trips to most peers are long:
+//     link_vantage.h) comes after those whose link is not: it may be a noisy neighbour's
+//     without guests to say so, or the job's own traffic with the VMs the move brings
+//     together. A host that refused this VM within `cooldown_s` comes last (it may have
+//     room again, libvirt will say).
 //   - Nothing when no guest or no host qualifies: the reason says which, with figures.
 #pragma once
 

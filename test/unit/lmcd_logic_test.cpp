@@ -246,17 +246,20 @@ TEST_CASE("lmcd planner: no host with room is said with the reasons") {
   CHECK(why == "no host to move vm3 to: no peer known");
 }
 
-TEST_CASE("lmcd planner: a host whose link is queued is no target") {
+TEST_CASE("lmcd planner: a host whose link is queued comes after the others") {
   const Verdict v = congested_now();
   MigrationPlanner p;
   std::string why;
   auto queued = host("h3", 0, 2, 0);
   queued.link_queued = true;
-  CHECK_FALSE(p.plan(v, {{queued, 0}}, 1, &why));
-  CHECK(why == "no host to move vm3 to: h3 (its link is queued)");
+  auto only = p.plan(v, {{queued, 0}}, 1, &why);
+  REQUIRE(only);
+  CHECK(only->hosts == std::vector<std::string>{"h3"});
+  CHECK_THAT(only->reason,
+             Catch::Contains("h3 (0 guests of 2, incoming excess 0 us, its link queued)"));
   auto plan = p.plan(v, {{queued, 0}, {host("h1", 1, 2, 900), 0}}, 1, &why);
   REQUIRE(plan);
-  CHECK(plan->hosts == std::vector<std::string>{"h1"});
+  CHECK(plan->hosts == std::vector<std::string>{"h1", "h3"});
 }
 
 TEST_CASE("refusal log: the first refusals of a minute per address, then a count", "[lmcd]") {
