@@ -146,21 +146,20 @@ void Controller::on_frame(const std::shared_ptr<Session>& session, const Admitte
     detector_.forget(domain);
     log_->info("{} left (goodbye)", domain);
   } else if (const auto* status = std::get_if<control::HostStatus>(&frame.message)) {
-    peers_[status->host] = PeerStatus{*status, now_s()};
-    heard(*status, frame.header.sent_at_ns);
+    peers_[status->host] = PeerStatus{*status, now_s(), frame.header.sent_at_ns};
+    time_round_trip(*status);
   }
 }
 
-void Controller::heard(const control::HostStatus& status, std::int64_t sent_at_ns) {
-  const double now = now_s();
-  heard_[status.host] = Heard{sent_at_ns, now};
+void Controller::time_round_trip(const control::HostStatus& status) {
   for (const auto& e : status.echoes) {
     if (e.host != config_.host) continue;
     std::int64_t& last = timed_[status.host];
     if (e.sent_at_ns == last) break;  // the same echo again: the peer heard nothing newer
     last = e.sent_at_ns;
-    vantage_.round_trip(
-        status.host, static_cast<double>(control::wall_ns() - e.sent_at_ns - e.held_ns) / 1e3, now);
+    vantage_.round_trip(status.host,
+                        static_cast<double>(control::wall_ns() - e.sent_at_ns - e.held_ns) / 1e3,
+                        now_s());
     break;
   }
 }
@@ -178,7 +177,7 @@ void Controller::tick() {
   Verdict v = detector_.evaluate(now);
   const LinkView link = config_.link_check ? vantage_.evaluate(now) : LinkView{};
   const bool discounted = v.congested && !link.confirms();
-  if (discounted != discounted_ && discounted)
+  if (discounted && !discounted_)
     log_->info(
         "the guests' incoming paths are slow ({}), but this host's link is clean ({}): the queue "
         "is at the other end of their paths; nothing moves from here",
@@ -230,10 +229,10 @@ void Controller::broadcast_status(const Verdict& v, const LinkView& link) {
   s.incoming_excess_us = excess.empty() ? 0 : excess[excess.size() / 2];
   s.link_queued = link.state == LinkView::State::queued;
   const double now = now_s();
-  for (const auto& [host, h] : heard_)
-    if (now - h.at <= config_.status_ttl_s)
+  for (const auto& [host, p] : peers_)
+    if (now - p.at <= config_.status_ttl_s)
       s.echoes.push_back(
-          control::StatusEcho{host, h.sent_at_ns, static_cast<std::int64_t>((now - h.at) * 1e9)});
+          control::StatusEcho{host, p.sent_at_ns, static_cast<std::int64_t>((now - p.at) * 1e9)});
   links_->send_all(control::seal(Kind::host_status, control::kOperatorKeyId, config_.host,
                                  ++sequence_, control::wall_ns(), control::write(s),
                                  config_.operator_key));

@@ -3,9 +3,9 @@
 // destination detector, keeps the peers' host statuses and times the round trips to them
 // (their statuses echo its own: link_vantage.h), and once a second judges the host; when
 // its guests say it is destination-congested and its link does not say it is clean, it
-// plans and runs one migration at a time (on a worker
-// thread: libvirt's calls block), trying the planned hosts in order, and tells the moved
-// VM's daemon. Every decision is one log line with its figures.
+// plans and runs one migration at a time (on a worker thread: libvirt's calls block),
+// trying the planned hosts in order, and tells the moved VM's daemon. Every decision is
+// one log line with its figures.
 #pragma once
 
 #include <boost/asio.hpp>
@@ -59,7 +59,8 @@ class Controller {
   void tick();
   void take_inventory();
   void broadcast_status(const Verdict& verdict, const LinkView& link);
-  void heard(const control::HostStatus& status, std::int64_t sent_at_ns);
+  /// A peer's status echoes ours: the round trip between the hosts, for vantage_.
+  void time_round_trip(const control::HostStatus& status);
   void migrate(const Plan& plan);
   void migration_done(const std::string& domain, const std::string& to_host);
   std::vector<char> seal_for(const LmcdJob& job, control::Kind kind,
@@ -75,11 +76,6 @@ class Controller {
   MigrationPlanner planner_;
   std::map<std::string, Guest> guests_;
   std::map<std::string, PeerStatus> peers_;
-  struct Heard {
-    std::int64_t sent_at_ns = 0;  ///< the peer's last status, its send time
-    double at = 0;                ///< when it arrived (now_s)
-  };
-  std::map<std::string, Heard> heard_;         ///< by peer host: echoed in our statuses
   std::map<std::string, std::int64_t> timed_;  ///< by peer host: the last echo timed
   LinkVantage vantage_;
   bool discounted_ = false;  ///< the guests' verdict is overruled by a clean link (logged)

@@ -35,7 +35,8 @@ struct PlannerConfig {
 
 struct PeerStatus {
   control::HostStatus status;
-  double at = 0;  ///< when it was received
+  double at = 0;                ///< when it was received
+  std::int64_t sent_at_ns = 0;  ///< its frame's send time (echoed back to the peer)
 };
 
 struct Plan {
