@@ -160,12 +160,11 @@ class PathSelector {
 
   /// How this VM's traffic to `destination` goes now, for the probe replies
   /// (runtime_messages.h RouteNews): the via, whether a leg of that detour is congested or
-  /// queued (leg_queued()),
-  /// and the direct path's recent excess: the least of its kRecent newest observations,
-  /// whatever its zones say (NaN before any). The least, not the median: the application's
-  /// own bulk transfers delay many probes on a path they load (its median rose to 2.8 ms
-  /// under the CG kernel's traffic alone, system.lmcd_job), while a standing queue delays
-  /// every one of them.
+  /// queued (leg_queued()), and the direct path's recent excess: the least of its kRecent
+  /// newest observations, whatever its zones say (NaN before any). The least, not the
+  /// median: the application's own bulk transfers delay many probes on a path they load
+  /// (its median rose to 2.8 ms under the CG kernel's traffic alone, system.lmcd_job),
+  /// while a standing queue delays every one of them.
   struct RouteState {
     int via = -1;
     bool detour_congested = false;
