@@ -45,7 +45,7 @@ Controller::Controller(asio::io_context& io, const LmcdConfig& config, Hyperviso
       gate_(config),
       detector_(detector_config(config)),
       planner_(PlannerConfig{config.cooldown_s, config.status_ttl_s}),
-      vantage_(config.min_excess_us, config.status_ttl_s),
+      vantage_(config.min_excess_us, config.status_ttl_s, static_cast<int>(config.peers.size())),
       links_(std::make_unique<PeerLinks>(io, config.peers, *log_)),
       timer_(io),
       sequence_(static_cast<std::uint64_t>(control::wall_ns())) {}
@@ -179,9 +179,10 @@ void Controller::tick() {
   const bool discounted = v.congested && !link.confirms();
   if (discounted && !discounted_)
     log_->info(
-        "the guests' incoming paths are slow ({}), but this host's link is clean ({}): the queue "
-        "is at the other end of their paths; nothing moves from here",
-        v.summary, link.summary);
+        "the guests' incoming paths are slow ({}), but this host's link is {} ({}): the queue "
+        "is at the other end of their paths or cannot be told; nothing moves from here",
+        v.summary, link.state == LinkView::State::clean ? "clean" : "not confirmed queued",
+        link.summary);
   discounted_ = discounted;
   if (discounted) v.congested = false;
   if (v.congested != was_congested_)

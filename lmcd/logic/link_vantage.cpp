@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <string>
 #include <vector>
 
 namespace mcm::lmcd {
@@ -36,9 +37,14 @@ LinkView LinkVantage::evaluate(double now) const {
     const std::size_t n = excess.size();
     v.median_excess_us = n % 2 == 1 ? excess[n / 2] : (excess[n / 2 - 1] + excess[n / 2]) / 2;
   }
-  if (v.peers_measured >= 2)
+  if (v.peers_measured >= 2) {
     v.state =
         2 * v.peers_slow > v.peers_measured ? LinkView::State::queued : LinkView::State::clean;
+  } else if (configured_ >= 2) {
+    v.state = LinkView::State::unconfirmed;
+    v.summary += " (" + std::to_string(v.peers_measured) + " of " + std::to_string(configured_) +
+                 " peers measured: cannot tell which end is queued)";
+  }
   return v;
 }
 

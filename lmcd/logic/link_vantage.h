@@ -15,9 +15,11 @@
 //     is the clean link's);
 //   - the link is *queued* when more than half of the peers measured within ttl_s have an
 //     excess of at least min_excess_us, and *clean* when not;
-//   - with fewer than 2 peers measured, no third host can tell: *unknown*, which vetoes
+//   - with fewer than 2 peers configured, no third host can tell: *unknown*, which vetoes
 //     nothing (with two hosts, each sees the other's queue as its own, and the planner
-//     moves nothing to a host that says it is congested).
+//     moves nothing to a host that says it is congested);
+//   - with 2 or more configured but fewer than 2 measured (a peer lmcd down or cut off):
+//     *unconfirmed*, which vetoes: the guests' slow paths may start at the other end.
 #pragma once
 
 #include <deque>
@@ -27,21 +29,24 @@
 namespace mcm::lmcd {
 
 struct LinkView {
-  enum class State { unknown, clean, queued };
+  enum class State { unknown, unconfirmed, clean, queued };
   State state = State::unknown;
   int peers_measured = 0;
   int peers_slow = 0;
   double median_excess_us = 0;  ///< over the peers measured (0: none)
   std::string summary;          ///< "round trips to h1 +2400 us, h3 +2310 us"
-  /// Whether the guests' destination congestion is confirmed: not when the link is clean.
-  bool confirms() const { return state != State::clean; }
+  /// Whether the guests' destination congestion is confirmed: when the link is queued, or
+  /// when no third host could tell (unknown).
+  bool confirms() const { return state == State::queued || state == State::unknown; }
 };
 
 class LinkVantage {
  public:
   static constexpr int kRecent = 5;
 
-  LinkVantage(double min_excess_us, double ttl_s) : min_excess_us_(min_excess_us), ttl_s_(ttl_s) {}
+  /// `peers`: how many peers the configuration names.
+  LinkVantage(double min_excess_us, double ttl_s, int peers)
+      : min_excess_us_(min_excess_us), ttl_s_(ttl_s), configured_(peers) {}
 
   /// A round trip to `peer` of `rtt_us`, measured at `now`.
   void round_trip(const std::string& peer, double rtt_us, double now);
@@ -54,6 +59,7 @@ class LinkVantage {
     double at = 0;
   };
   double min_excess_us_, ttl_s_;
+  int configured_;
   std::map<std::string, Peer> peers_;
 };
 

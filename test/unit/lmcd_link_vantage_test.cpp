@@ -26,7 +26,7 @@ void second(LinkVantage& v, double t, const std::vector<std::pair<const char*, b
 }  // namespace
 
 TEST_CASE("lmcd link vantage: the flooded host sees most peers slow, its victims do not") {
-  LinkVantage h1(1000, 10), h2(1000, 10), h3(1000, 10);
+  LinkVantage h1(1000, 10, 2), h2(1000, 10, 2), h3(1000, 10, 2);
   for (int t = 0; t < 20; ++t) {
     second(h1, t, {{"h2", true}, {"h3", false}});
     second(h2, t, {{"h1", true}, {"h3", true}});
@@ -47,7 +47,7 @@ TEST_CASE("lmcd link vantage: the flooded host sees most peers slow, its victims
 }
 
 TEST_CASE("lmcd link vantage: one slow round trip in five is a spike, not a queue") {
-  LinkVantage v(1000, 10);
+  LinkVantage v(1000, 10, 2);
   for (int t = 0; t < 30; ++t) {
     const bool spike = t % 5 == 2;
     v.round_trip("h1", kBase + (spike ? 9000 : 0), t);
@@ -56,19 +56,26 @@ TEST_CASE("lmcd link vantage: one slow round trip in five is a spike, not a queu
   }
 }
 
-TEST_CASE("lmcd link vantage: fewer than two peers cannot tell, stale peers do not count") {
-  LinkVantage v(1000, 10);
-  CHECK(v.evaluate(0).state == LinkView::State::unknown);
-  CHECK(v.evaluate(0).summary == "no peer measured");
-  for (int t = 0; t < 20; ++t) v.round_trip("h1", kBase + (t >= 5 ? kQueue : 0), t);
-  LinkView one = v.evaluate(19);
+TEST_CASE("lmcd link vantage: with one peer nobody can tell, with a peer gone it vetoes") {
+  LinkVantage two_hosts(1000, 10, 1);
+  CHECK(two_hosts.evaluate(0).state == LinkView::State::unknown);
+  CHECK(two_hosts.evaluate(0).summary == "no peer measured");
+  for (int t = 0; t < 20; ++t) two_hosts.round_trip("h1", kBase + (t >= 5 ? kQueue : 0), t);
+  LinkView one = two_hosts.evaluate(19);
   CHECK(one.state == LinkView::State::unknown);  // h1 is slow, but whose queue is it?
   CHECK(one.confirms());
   CHECK(one.peers_slow == 1);
+
+  LinkVantage v(1000, 10, 2);
+  for (int t = 0; t < 20; ++t) v.round_trip("h1", kBase + (t >= 5 ? kQueue : 0), t);
+  LinkView gone = v.evaluate(19);  // h3's lmcd never answered
+  CHECK(gone.state == LinkView::State::unconfirmed);
+  CHECK_FALSE(gone.confirms());
+  CHECK_THAT(gone.summary, Catch::Contains("1 of 2 peers measured: cannot tell"));
   v.round_trip("h3", kBase, 19);
   CHECK(v.evaluate(19).state == LinkView::State::clean);  // 1 of 2 slow: not most
-  // h3 falls silent: after the ttl only h1 is measured again.
-  CHECK(v.evaluate(30).state == LinkView::State::unknown);
+  // Both fall silent: after the ttl nobody is measured.
+  CHECK(v.evaluate(30).state == LinkView::State::unconfirmed);
   CHECK(v.evaluate(30).peers_measured == 0);
   // A negative round trip (a clock stepped between send and echo) is not one.
   v.round_trip("h4", -50, 30);
@@ -76,7 +83,7 @@ TEST_CASE("lmcd link vantage: fewer than two peers cannot tell, stale peers do n
 }
 
 TEST_CASE("lmcd link vantage: three peers, two slow, is queued") {
-  LinkVantage v(1000, 10);
+  LinkVantage v(1000, 10, 3);
   for (int t = 0; t < 12; ++t) {
     v.round_trip("h1", kBase + (t >= 4 ? kQueue : 0), t);
     v.round_trip("h3", kBase + (t >= 4 ? kQueue : 0), t);
