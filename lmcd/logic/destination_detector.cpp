@@ -3,17 +3,9 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "logic/median.h"
+
 namespace mcm::lmcd {
-namespace {
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  std::size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-}  // namespace
 
 void DestinationDetector::report(const control::IncomingReport& report, double now) {
   guests_[report.domain] = Entry{report, now};

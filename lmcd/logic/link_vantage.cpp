@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "logic/median.h"
+
 namespace mcm::lmcd {
 
 void LinkVantage::round_trip(const std::string& peer, double rtt_us, double now) {
@@ -32,11 +34,7 @@ LinkView LinkVantage::evaluate(double now) const {
     v.summary += part;
   }
   v.summary = v.summary.empty() ? "no peer measured" : "round trips to " + v.summary;
-  if (!excess.empty()) {
-    std::sort(excess.begin(), excess.end());
-    const std::size_t n = excess.size();
-    v.median_excess_us = n % 2 == 1 ? excess[n / 2] : (excess[n / 2 - 1] + excess[n / 2]) / 2;
-  }
+  v.median_excess_us = median(std::move(excess));
   if (v.peers_measured >= 2) {
     v.state =
         2 * v.peers_slow > v.peers_measured ? LinkView::State::queued : LinkView::State::clean;
