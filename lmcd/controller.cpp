@@ -30,8 +30,8 @@ std::string describe(const control::IncomingReport& r) {
 }
 
 DetectorConfig detector_config(const LmcdConfig& c) {
-  return DetectorConfig{c.source_fraction, c.min_excess_us, c.guest_fraction,
-                        c.min_guests,      c.sustain_s,     c.report_ttl_s};
+  return DetectorConfig{c.source_fraction, c.min_excess_us, c.guest_fraction, c.min_guests,
+                        c.sustain_s,       c.report_ttl_s,  c.source_hold_s};
 }
 
 }  // namespace

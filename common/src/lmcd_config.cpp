@@ -112,7 +112,7 @@ LmcdConfig parse_lmcd_config(const std::string& text, const std::string& file,
     yaml::expect_map(file, d, "detection");
     yaml::check_keys(file, d, "detection",
                      {"source_fraction", "min_excess_us", "guest_fraction", "min_guests",
-                      "sustain_s", "report_ttl_s", "link_check"});
+                      "sustain_s", "report_ttl_s", "source_hold_s", "link_check"});
     if (d["source_fraction"])
       c.source_fraction =
           yaml::number(file, d["source_fraction"], "detection.source_fraction", 0, 0.99);
@@ -128,6 +128,8 @@ LmcdConfig parse_lmcd_config(const std::string& text, const std::string& file,
       c.sustain_s = yaml::number(file, d["sustain_s"], "detection.sustain_s", 0, 3600);
     if (d["report_ttl_s"])
       c.report_ttl_s = yaml::number(file, d["report_ttl_s"], "detection.report_ttl_s", 0.1, 3600);
+    if (d["source_hold_s"])
+      c.source_hold_s = yaml::number(file, d["source_hold_s"], "detection.source_hold_s", 0, 3600);
     if (d["link_check"]) c.link_check = flag(file, d["link_check"], "detection.link_check");
   }
   if (YAML::Node d = root["decision"]) {

@@ -9,13 +9,23 @@ namespace mcm::lmcd {
 
 void DestinationDetector::report(const control::IncomingReport& report, double now) {
   guests_[report.domain] = Entry{report, now};
+  for (const auto& s : report.sources)
+    if (counts_now(s)) held_[{report.domain, s.source}] = Held{now, s.excess_us};
 }
 
 void DestinationDetector::forget(const std::string& domain) {
   guests_.erase(domain);
+  for (auto it = held_.begin(); it != held_.end();)
+    it = it->first.first == domain ? held_.erase(it) : std::next(it);
 }
 
-GuestView DestinationDetector::view_of(const control::IncomingReport& report) const {
+bool DestinationDetector::counts_now(const control::SourceState& s) const {
+  using Zone = control::SourceState::Zone;
+  if (s.zone == Zone::unknown || s.detour_helped) return false;
+  return s.zone == Zone::high || s.excess_us >= config_.min_excess_us;
+}
+
+GuestView DestinationDetector::view_of(const control::IncomingReport& report, double now) const {
   using Zone = control::SourceState::Zone;
   GuestView view;
   view.domain = report.domain;
@@ -23,10 +33,15 @@ GuestView DestinationDetector::view_of(const control::IncomingReport& report) co
   for (const auto& s : report.sources) {
     if (s.zone == Zone::unknown) continue;
     ++view.sources;
-    const bool high = s.zone == Zone::high || s.excess_us >= config_.min_excess_us;
-    if (high && !s.detour_helped) {
+    if (counts_now(s)) {
       ++view.against_host;
       excess.push_back(s.excess_us);
+      continue;
+    }
+    const auto held = held_.find({report.domain, s.source});
+    if (!s.detour_helped && held != held_.end() && now - held->second.at <= config_.source_hold_s) {
+      ++view.against_host;
+      excess.push_back(held->second.excess_us);
     }
   }
   view.suffers = view.sources > 0 &&
@@ -39,7 +54,7 @@ Verdict DestinationDetector::evaluate(double now) {
   Verdict v;
   for (const auto& [domain, entry] : guests_) {
     if (now - entry.at > config_.report_ttl_s) continue;
-    GuestView g = view_of(entry.report);
+    GuestView g = view_of(entry.report, now);
     ++v.guests_fresh;
     if (g.suffers) ++v.guests_suffering;
     v.guests.push_back(std::move(g));

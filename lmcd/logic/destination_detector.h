@@ -15,6 +15,10 @@
 //     The second arm matters when the congestion was there from the job's start: a source
 //     whose paths into the host are most of its paths takes their latency for its own
 //     machine's noise (mcmd/runtime/path_selector.h), and its zones stay low.
+//   - A source that counted against the host keeps counting for `source_hold_s` after
+//     (unless a detour now helps it): its least excess flickers under a standing queue
+//     (the runtime's probes are a sparse flow, which a fair queue at the downlink lets
+//     through now and then), and one report without it must not break the window.
 //   - A guest *suffers* when more than `source_fraction` of the sources its daemon knows
 //     (zone not unknown) count against the host. One congested link into a VM of a 4-VM
 //     job is 1 source of 3: not suffering.
@@ -43,6 +47,8 @@ struct DetectorConfig {
   /// Reports older than this are not counted. Shorter than sustain_s, so that one report
   /// (the last one of a daemon gone quiet) cannot carry the condition through the window.
   double report_ttl_s = 2.0;
+  /// A source that counted against the host counts on for this long (see above).
+  double source_hold_s = 2.5;
 };
 
 /// One guest's part in a verdict.
@@ -86,6 +92,7 @@ class DestinationDetector {
   /// `sustain_s` again; when they do not, or none came, the clock restarts.
   void restart(double now) {
     guests_.clear();
+    held_.clear();
     hold_until_ = now + config_.report_ttl_s;
   }
   const DetectorConfig& config() const { return config_; }
@@ -95,10 +102,18 @@ class DestinationDetector {
     control::IncomingReport report;
     double at = 0;
   };
-  GuestView view_of(const control::IncomingReport& report) const;
+  /// When a source last counted against the host, and its excess then.
+  struct Held {
+    double at = 0;
+    double excess_us = 0;
+  };
+  /// Whether `s`, as reported, counts against the host (high or excess, no helping detour).
+  bool counts_now(const control::SourceState& s) const;
+  GuestView view_of(const control::IncomingReport& report, double now) const;
 
   DetectorConfig config_;
   std::map<std::string, Entry> guests_;
+  std::map<std::pair<std::string, std::string>, Held> held_;  ///< by (domain, source)
   double since_ = -1;
   double hold_until_ = -1;  ///< restart(): the clock waits for a report until then
 };

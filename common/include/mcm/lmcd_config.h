@@ -14,7 +14,7 @@
 //       key_file: /etc/mcm/lmcd/job-a1.key
 //       domains: {vm1: 10.77.0.1, vm2: 10.77.0.2}   # its VMs and their addresses
 //   detection: {source_fraction: 0.5, min_excess_us: 500, guest_fraction: 0.5, min_guests: 1,
-//               sustain_s: 3, report_ttl_s: 2,
+//               sustain_s: 3, report_ttl_s: 2, source_hold_s: 2.5,
 //               link_check: true}          # false when the lmcds talk over another network
 //                                          # than their guests (lmcd/logic/link_vantage.h)
 //   decision: {cooldown_s: 120, status_ttl_s: 10}
@@ -56,7 +56,7 @@ struct LmcdConfig {
   std::vector<LmcdPeer> peers;
   std::vector<LmcdJob> jobs;
   double source_fraction = 0.5, min_excess_us = 500, guest_fraction = 0.5, sustain_s = 3,
-         report_ttl_s = 2;
+         report_ttl_s = 2, source_hold_s = 2.5;
   int min_guests = 1;
   bool link_check = true;
   double cooldown_s = 120, status_ttl_s = 10;
