@@ -12,9 +12,11 @@
 
 #include "engine/engine.h"
 #include "mcm/bootstrap.h"
+#include "mcm/clock.h"
 #include "mcm/config.h"
 #include "mcm/protocol.h"
 #include "record/pattern_recorder.h"
+#include "record/rank_records.h"
 #include "substitution.h"
 
 // The substitution state read by every generated wrapper (substitution.h).
@@ -47,6 +49,7 @@ namespace {
 
 Layout g_layout;
 bool g_active = false;
+double g_started_at = 0;  ///< when the shim started in MPI_Init (wall seconds), for the records
 
 // Marks the application world and, through MPI_COMM_DUP_FN, every communicator duplicated
 // from it: those are the communicators on which plain Open MPI answers the predefined
@@ -87,9 +90,15 @@ void start_engine(bool adaptive) {
   engine.start(g_layout, chunk, adaptive);
 }
 
+const char* mode_name() {
+  const char* mode = std::getenv("MCM_MODE");
+  return mode != nullptr ? mode : "unknown";
+}
+
 }  // namespace
 
 void start() {
+  g_started_at = mcm::wall_seconds();
   const char* mode = std::getenv("MCM_MODE");
   if (mode == nullptr) {
     std::fprintf(stderr,
@@ -122,51 +131,22 @@ void start() {
   mcm_app_world = g_layout.role_comm;
   g_active = true;
   if (relay) start_engine(adaptive);
-  if (record) recorder::start(g_layout.role_comm);
-}
-
-/// One record file per rank in the run's log directory (MCM_LOG_DIR), as the thesis
-/// keeps one per process: what the engine carried. Failure to write loses only the record.
-static void write_record() {
-  const char* dir = std::getenv("MCM_LOG_DIR");
-  const auto& engine = mcm::engine::Engine::instance();
-  if (dir == nullptr) return;
-  const std::string path =
-      std::string(dir) + "/rank-" + std::to_string(g_layout.world_rank) + ".yaml";
-  std::FILE* f = std::fopen(path.c_str(), "w");
-  if (f == nullptr) {
-    std::fprintf(stderr, "libmcm: cannot write %s: %s\n", path.c_str(), std::strerror(errno));
-    return;
-  }
-  const auto& c = engine.counters();
-  std::fprintf(
-      f,
-      "world_rank: %d\nvm: %d\nmessages_sent: %llu\nbytes_sent: %llu\nframes_sent: %llu\n"
-      "messages_received: %llu\nbytes_received: %llu\nmatch_acks_sent: %llu\n"
-      "late_messages: %llu\npath_acks_sent: %llu\nroute_updates: %llu\n"
-      "native_sends: %llu\nfences: %llu\nnatives_taken: %llu\nflushes: %llu\n"
-      "detoured_messages: %llu\n",
-      g_layout.world_rank, g_layout.vm, static_cast<unsigned long long>(c.messages_sent),
-      static_cast<unsigned long long>(c.bytes_sent), static_cast<unsigned long long>(c.frames_sent),
-      static_cast<unsigned long long>(c.messages_received),
-      static_cast<unsigned long long>(c.bytes_received),
-      static_cast<unsigned long long>(c.match_acks_sent),
-      static_cast<unsigned long long>(c.late_messages),
-      static_cast<unsigned long long>(engine.late_acks_sent()),
-      static_cast<unsigned long long>(c.route_updates),
-      static_cast<unsigned long long>(c.native_sends), static_cast<unsigned long long>(c.fences),
-      static_cast<unsigned long long>(c.natives_taken), static_cast<unsigned long long>(c.flushes),
-      static_cast<unsigned long long>(engine.detoured_messages()));
-  std::fclose(f);
+  // The pattern is counted in mode record, and for the run's records with a log directory.
+  const char* log_dir = std::getenv("MCM_LOG_DIR");
+  if (record || (log_dir != nullptr && *log_dir != '\0')) recorder::start(g_layout.role_comm);
 }
 
 void stop() {
   if (!g_active) return;
-  recorder::finish();  // collective over the application world, which release() frees
+  // Collective over the application world, which release() frees.
+  const std::vector<Traffic> sent = recorder::finish();
   auto& engine = mcm::engine::Engine::instance();
   const bool engine_was_active = engine.active();
   engine.stop();  // sends the last late-message reports too
-  if (engine_was_active) write_record();
+  const char* log_dir = std::getenv("MCM_LOG_DIR");
+  if (log_dir != nullptr && *log_dir != '\0')
+    write_rank_records(log_dir, g_layout, mode_name(), engine_was_active ? &engine : nullptr,
+                       g_started_at, sent);
   g_active = false;
   mcm_app_world = MPI_COMM_NULL;
   if (g_layout.local_daemon >= 0) {

@@ -176,9 +176,13 @@ void Engine::note_arrival(Message* m, const protocol::Envelope& e) {
   // within 1 ms of a gap's end the arrival is imprecise and the gap's start is taken:
   // the ACK rule never counts as late a message that may have been there before it was
   // asked for, and the source daemon does not use its latency (precise = 0).
+  m->t_arrival = arrival_now(&m->arrival_precise);
+}
+
+double Engine::arrival_now(bool* precise) const {
   const double now = mcm::wall_seconds();
-  m->arrival_precise = now - gap_end_ > kPollGap;
-  m->t_arrival = m->arrival_precise ? now : gap_start_;
+  *precise = now - gap_end_ > kPollGap;
+  return *precise ? now : gap_start_;
 }
 
 void Engine::report_if_late(const Op& op, const Message& m) {
@@ -210,6 +214,7 @@ void Engine::finish_receive(Op* op) {
   op->source = m->envelope.source_in_comm;
   op->status_tag = m->envelope.tag;
   op->message = nullptr;
+  if (m->t_arrival > 0) received_.add(m->envelope.source, sent, m->t_arrival - op->t_request);
   ++counters_.messages_received;
   counters_.bytes_received += sent;
   delete m;

@@ -41,6 +41,8 @@ void Engine::complete(Op* op) {
 void Engine::note_blocked_in_mpi(double start) {
   const double now = mcm::wall_seconds();
   if (now - start > kPollGap) last_progress_end_ = now;
+  if (start > in_mpi_until_) outside_mpi_s_ += start - in_mpi_until_;
+  in_mpi_until_ = now;
 }
 
 bool Engine::progress() {
@@ -49,11 +51,12 @@ bool Engine::progress() {
     gap_start_ = last_progress_end_;
     gap_end_ = start;
   }
+  if (start > in_mpi_until_) outside_mpi_s_ += start - in_mpi_until_;
   bool moved = frames_.poll([this](const protocol::Envelope& e, const char* p) { on_frame(e, p); },
                             [this](Op* op) { on_sent(op); });
   if (!natives_.empty()) moved = poll_natives() || moved;
   note_frames_waiting();
-  last_progress_end_ = mcm::wall_seconds();
+  last_progress_end_ = in_mpi_until_ = mcm::wall_seconds();
   late_.poll(last_progress_end_);
   return moved;
 }

@@ -43,7 +43,8 @@ void Engine::start(const mcm::Layout& layout, std::size_t chunk_bytes, bool adap
   frames_.start(layout, chunk_bytes, doorbell_, mcm::mpi_transport(), adaptive_);
   late_.start(layout, doorbell_, mcm::mpi_transport());
   reporting_ = layout.local_daemon >= 0;
-  last_progress_end_ = gap_start_ = gap_end_ = mcm::wall_seconds();
+  last_progress_end_ = gap_start_ = gap_end_ = in_mpi_until_ = started_at_ = mcm::wall_seconds();
+  received_ = ReceiveTally(layout.world_size);
   contexts_.start(layout.role_comm, mutex_);
   hook_installed_ = progress_hook::install(*this);
   native_collectives_ = adaptive_ && hook_installed_;

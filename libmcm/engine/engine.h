@@ -36,6 +36,7 @@
 #include "engine/matching.h"
 #include "engine/op.h"
 #include "engine/progress_hook.h"
+#include "engine/receive_tally.h"
 
 namespace mcm::engine {
 
@@ -157,6 +158,13 @@ class Engine {
   /// Late-message records handed to MPI for the source daemons (== late_messages after
   /// stop()).
   std::uint64_t late_acks_sent() const { return late_.sent(); }
+  /// What this rank received, per source world rank, and how long it waited for it.
+  const ReceiveTally& received() const { return received_; }
+  /// Seconds since start() that this rank spent outside the engine's calls (computing,
+  /// or in MPI calls that do not drive the engine): the sum of the intervals between
+  /// progress rounds and blocking waits. An estimate of its computation.
+  double outside_mpi_seconds() const { return outside_mpi_s_; }
+  double started_at() const { return started_at_; }
 
   /// Argument checks; false means: let MPI handle (and report) the call.
   static bool valid_peer(int rank, const Context& c, bool receive);
@@ -266,6 +274,14 @@ class Engine {
   static constexpr double kPollGap = 1e-3;
   double last_progress_end_ = 0;        ///< when the previous progress() ended (arrival bounds)
   double gap_start_ = 0, gap_end_ = 0;  ///< the latest gap between progress rounds
+  /// When the engine last left MPI (a progress round or a blocking wait ended).
+  double in_mpi_until_ = 0;
+  double outside_mpi_s_ = 0;  ///< outside_mpi_seconds()
+  double started_at_ = 0;
+  ReceiveTally received_;
+  /// When a message that completes now reached this rank (t_r), by the rule of
+  /// note_arrival(): now, or the start of the gap just ended. Sets `precise`.
+  double arrival_now(bool* precise) const;
   /// A blocking wait inside MPI that began at `start` just returned. MPI reads what is
   /// on the wire in its first turn, so a wait that lasted more than kPollGap found no
   /// frame at its start: what woke it (and what came with it) arrived during the wait,

@@ -285,6 +285,12 @@ void Engine::on_native(Op* op, const MPI_Status& status, int error) {
     op->status_tag = status.MPI_TAG;
     op->bytes = static_cast<std::uint64_t>(bytes);
     op->error = error;
+    const Context* c = contexts_.find(op->context);
+    if (c != nullptr && status.MPI_SOURCE >= 0 && status.MPI_SOURCE < c->peer_count()) {
+      bool precise = true;
+      received_.add(c->world_of_peer[static_cast<size_t>(status.MPI_SOURCE)], op->bytes,
+                    arrival_now(&precise) - op->t_request);
+    }
     ++counters_.messages_received;
     counters_.bytes_received += op->bytes;
     complete(op);

@@ -182,8 +182,8 @@ void forget(MPI_Request request) {
   s.persistent.erase(request);
 }
 
-void finish() {
-  if (g_state == nullptr) return;
+std::vector<Traffic> finish() {
+  if (g_state == nullptr) return {};
   detail::g_on.store(false, std::memory_order_release);
   std::unique_ptr<State> s(g_state);
   g_state = nullptr;
@@ -224,6 +224,7 @@ void finish() {
   }
   PMPI_Group_free(&s->app_group);
   PMPI_Comm_free_keyval(&s->keyval);
+  return s->tally.to();
 }
 
 }  // namespace mcm::shim::recorder

@@ -15,6 +15,9 @@
 #include <mpi.h>
 
 #include <atomic>
+#include <vector>
+
+#include "mcm/pattern.h"
 
 namespace mcm::shim::recorder {
 
@@ -62,6 +65,8 @@ void forget(MPI_Request request);
 /// every rank's tally to application rank 0. With MCM_LOG_DIR set, each rank writes
 /// pattern-rank-N.yaml there and rank 0 also pattern.yaml; a file that cannot be written
 /// is reported on stderr and skipped (the application's results do not depend on it).
-void finish();
+/// Returns this rank's traffic to each application rank (empty when start() never ran),
+/// for the run's records.
+std::vector<Traffic> finish();
 
 }  // namespace mcm::shim::recorder

@@ -108,3 +108,25 @@ count_in_vm() {
 measure_memory_plainly() {
   if [ -n "${ASAN_OPTIONS:-}" ]; then export ASAN_OPTIONS="$ASAN_OPTIONS:quarantine_size_mb=0"; fi
 }
+
+# rank_counters FIELD FILE...: "<ranks> <sum>": how many of the rank record files
+# (rank-N.jsonl, docs/records.md) have a "rank" record, and the sum of its FIELD over them.
+rank_counters() {
+  local field=$1
+  shift
+  python3 - "$field" "$@" <<'PY' 2>/dev/null || echo "0 0"
+import json, sys
+field, ranks, total = sys.argv[1], 0, 0
+for path in sys.argv[2:]:
+    try:
+        lines = open(path).read().splitlines()
+    except OSError:
+        continue
+    for line in lines:
+        record = json.loads(line)
+        if record.get("record") == "rank":
+            ranks += 1
+            total += int(record.get(field, 0))
+print(ranks, total)
+PY
+}

@@ -72,8 +72,8 @@ for i in 1 2; do
     [ "$(cat "$work/threads$i.status")" = 0 ]
   check "p2p_threads [${modes[$i]}]: OK with 2 concurrent threads under MPI_THREAD_MULTIPLE" \
     grep -q "threads: 2 concurrent" "$work/threads$i.out"
-  sent=$(cat "$work/logs-threads$i"/rank-*.yaml 2>/dev/null | awk '/^messages_sent:/ {n++; s += $2}
-    END {print n + 0 " ranks, " s + 0 " messages"}')
+  sent=$(rank_counters messages_sent "$work/logs-threads$i"/rank-*.jsonl |
+    awk '{print $1 " ranks, " $2 " messages"}')
   check "p2p_threads [${modes[$i]}]: the engine carried every message ($sent; want 8 ranks, 9920)" \
     [ "$sent" = "8 ranks, 9920 messages" ]
 done
@@ -82,7 +82,7 @@ check "p2p_threads: the detour was taken (vm3's daemon forwarded frames in trans
 
 run f08 "--mode relay" "$BUILD/test/mpi/f08_p2p"
 check "f08_p2p [--mode relay]: OK" grep -q "f08_p2p: OK" "$work/f08.out"
-sent=$(cat "$work/logs-f08"/rank-*.yaml 2>/dev/null | awk '/^messages_sent:/ {s += $2} END {print s + 0}')
+sent=$(rank_counters messages_sent "$work/logs-f08"/rank-*.jsonl | awk '{print $2}')
 check "f08_p2p [--mode relay]: the engine carried every message ($sent; want 70)" [ "$sent" = 70 ]
 
 run inject "--mode relay" "$BUILD/test/mpi/stress_p2p" -messages 2000 -total-bytes 20000000 -inject reorder

@@ -146,7 +146,8 @@ for run in adaptive relay adaptive-ips; do
   check "[$run] the detour carried vm1 -> vm2's messages: ${via_msgs:-none} via VM ${via_vm:-?}, $episode sent between switch and return (within 20%, or 10 messages)" \
     awk -v v="${via_msgs:-0}" -v e="$episode" 'BEGIN { d = v - e; if (d < 0) d = -d; exit !(v > 0 && (d <= 10 || d <= 0.2 * e)) }'
   if [ "$mode" = adaptive ]; then
-    shim=$(sed -nE 's/^detoured_messages: ([0-9]+)$/\1/p' "$logs/rank-0.yaml" 2>/dev/null)
+    read -r ranks shim < <(rank_counters detoured_messages "$logs/rank-0.jsonl")
+    [ "$ranks" = 1 ] || shim=""
     check "[$run] vm1's rank sent them straight to VM ${via_vm:-?}'s daemon (${shim:-none} detoured messages in its record, ${via_msgs:-none} carried there)" \
       test -n "$via_msgs" -a "${shim:-x}" = "$via_msgs"
     check "[$run] vm1's daemon relayed none of them" \
@@ -220,7 +221,6 @@ all_equal() { local v; for v in "$@"; do [ "$v" = "$1" ] || return 1; done; }
 # late_within LATE MISSING SENT RECEIVED: at most MISSING late (and MISSING at most 4),
 # and the ACKs sent and received are the late ones.
 late_within() { [ "$1" -le "$2" ] 2>/dev/null && [ "$2" -le 4 ] && all_equal "$1" "$3" "$4"; }
-count_field() { awk -v k="$1:" '$1 == k { print $2 }' "$2"; }
 # In mode adaptive a healthy pair's messages are native MPI messages, which carry no
 # send time: the ACK rule applies to what the daemons carry, here a pair a static route
 # sends through vm3 from its first message.
@@ -233,8 +233,8 @@ for mode in adaptive relay; do
       --hostfile "$MCM_HOSTFILE" --map-by node -np 2 "$BUILD/test/system/late_app" "$how" 40 \
       </dev/null >"$work/late.out" 2>&1
     status=$?
-    late=$(count_field late_messages "$logs/rank-1.yaml")
-    sent=$(count_field path_acks_sent "$logs/rank-1.yaml")
+    late=$(rank_counters late_messages "$logs/rank-1.jsonl" | awk '$1 == 1 { print $2 }')
+    sent=$(rank_counters path_acks_sent "$logs/rank-1.jsonl" | awk '$1 == 1 { print $2 }')
     received=$(grep -oE "ACKs received: [0-9]+" "$logs/mcmd-vm0.log" | grep -oE "[0-9]+$")
     check "[$mode, $how] late_app exits 0 ($(grep late_app: "$work/late.out"))" [ $status = 0 ]
     if [ $how = slow-sender ]; then
