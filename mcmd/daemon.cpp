@@ -7,6 +7,7 @@
 #include <boost/asio/ip/address.hpp>
 #include <csignal>
 
+#include "mcm/clock.h"
 #include "mcm/protocol.h"
 #include "migration/incoming_report.h"
 #include "plumbing/vm_names.h"
@@ -65,6 +66,11 @@ Daemon::Daemon(const Layout& layout, const DaemonOptions& options, const Doorbel
         layout_, poller_, io_, doorbell, options.runtime,
         options.topology ? &*options.topology : nullptr, vm_names_, relay_->static_vias(),
         estimate_clock_offsets(layout_, poller_.transport()), options.mode == Mode::adaptive, log_);
+    if (!options.log_dir.empty()) {
+      records_ = std::make_unique<DaemonRecords>(options.log_dir, layout_.vm, vm_names_,
+                                                 std::string(to_string(options.mode)), log_);
+      runtime_->set_records(records_.get());
+    }
     relay_->set_dynamic_routes([this](int vm) { return runtime_->via(vm); });
     runtime_->set_backlog([this](int vm) { return relay_->unmatched_at(vm); });
     lmcd_ = make_lmcd_link(options);
@@ -117,6 +123,8 @@ std::unique_ptr<LmcdLink> Daemon::make_lmcd_link(const DaemonOptions& options) {
       },
       [this](const control::Moved& moved) {
         runtime_->rebase("this VM now runs on " + moved.to_host);
+        if (records_)
+          records_->migration(mcm::wall_seconds(), moved.domain, moved.to_host, moved.to_address);
       },
       log_);
 }
@@ -152,7 +160,10 @@ Outcome Daemon::run() {
   }
   io_.run();
   if (relay_) relay_->log_summary();
-  if (runtime_) runtime_->log_summary();
+  if (runtime_) {
+    runtime_->log_summary();
+    runtime_->finish_records();
+  }
   if (bell_.ignored() > 0)
     log_->info("doorbell: {} datagrams from outside the job ignored", bell_.ignored());
   if (heartbeats_.refused() > 0)

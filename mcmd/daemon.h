@@ -39,6 +39,7 @@
 #include "plumbing/heartbeats.h"
 #include "plumbing/mpi_poller.h"
 #include "plumbing/priority.h"
+#include "records/daemon_records.h"
 #include "relay/relay.h"
 #include "runtime/runtime.h"
 
@@ -100,9 +101,10 @@ class Daemon {
   Heartbeats heartbeats_;
   boost::asio::steady_timer heartbeat_timer_;
   ForwardingPriority priority_;
-  std::unique_ptr<Relay> relay_;      ///< modes relay and adaptive
-  std::unique_ptr<Runtime> runtime_;  ///< likewise
-  std::unique_ptr<LmcdLink> lmcd_;    ///< with a runtime and a migration section
+  std::unique_ptr<Relay> relay_;            ///< modes relay and adaptive
+  std::unique_ptr<Runtime> runtime_;        ///< likewise
+  std::unique_ptr<LmcdLink> lmcd_;          ///< with a runtime and a migration section
+  std::unique_ptr<DaemonRecords> records_;  ///< with a runtime and a log directory
   const Doorbell& bell_;
   std::vector<Ring> rings_;  ///< the keyed rings of the last drain (reused)
   bool refusal_logged_ = false;

@@ -91,6 +91,7 @@ void Runtime::start() {
   // flip_routes_ms every unpinned pair starts through the daemons and a third VM (most
   // test programs end before the first flip, and must still meet a detour).
   probing_ = layout_.daemon_count > 1;
+  record_clock_offsets("start");
   const bool flipping = notify_ranks_ && probing_ && config_.flip_routes_ms > 0;
   if (notify_ranks_) {
     for (int vm = 0; vm < layout_.daemon_count; ++vm)
@@ -157,6 +158,7 @@ void Runtime::on_timer() {
     for (const RoundProbe& p : rounds_.start(first_seq, sent)) judge(p);
   if (selector_.finish_rebase(mcm::wall_seconds())) log_rebase();
   for (const Decision& d : selector_.tick(mcm::wall_seconds())) apply(d);
+  if (records_ != nullptr) records_->samples(timeline_.take(mcm::wall_seconds()));
   int period_us = std::max(1000, config_.probe_interval_ms * 1000 / 4);
   bool any_detoured = false;
   for (int vm = 0; vm < layout_.daemon_count; ++vm)
@@ -313,10 +315,25 @@ void Runtime::refuse(int from_vm, const std::string& why) {
 
 void Runtime::judge(const RoundProbe& p) {
   // The round's shared delay is this VM's own, not the path's (probe_rounds.h).
-  if (auto decision = selector_.observe(p.vm, -1, std::max(0.0, p.latency_us - p.shared_us),
-                                        p.bytes, mcm::wall_seconds(), true, p.sent,
-                                        p.clock_uncertainty_us, p.behind_own_frames))
-    apply(*decision);
+  const std::size_t before = observations(p.vm, -1);
+  auto decision = selector_.observe(p.vm, -1, std::max(0.0, p.latency_us - p.shared_us), p.bytes,
+                                    mcm::wall_seconds(), true, p.sent, p.clock_uncertainty_us,
+                                    p.behind_own_frames);
+  observed(p.vm, -1, before);
+  if (decision) apply(*decision);
+}
+
+std::size_t Runtime::observations(int destination, int via) const {
+  const PathRecord* r = selector_.record(destination, via);
+  return r == nullptr ? 0 : r->total();
+}
+
+void Runtime::observed(int destination, int via, std::size_t before) {
+  if (records_ == nullptr) return;
+  const PathRecord* r = selector_.record(destination, via);
+  if (r == nullptr || r->total() == before || r->empty()) return;
+  const Observation& o = r->newest();
+  timeline_.add(mcm::wall_seconds(), destination, via, o.latency_us, o.base_us, o.zone);
 }
 
 void Runtime::on_late_reports(int from_vm, const std::vector<char>& bytes) {
@@ -337,10 +354,14 @@ void Runtime::on_late_reports(int from_vm, const std::vector<char>& bytes) {
     }
     const double arrived_here = tracker_.to_mine(a.t_arrive, a.destination_vm);
     const double latency_us = std::max(0.0, (arrived_here - a.t_send) * 1e6);
-    if (auto decision =
-            selector_.observe(a.destination_vm, a.via, latency_us, static_cast<long long>(a.bytes),
-                              now, false, a.t_send, tracker_.uncertainty_us(a.destination_vm, now)))
-      apply(*decision);
+    late_tally_.add(a.destination_vm, a.via, a.bytes, latency_us,
+                    std::max(0.0, (a.t_arrive - a.t_request) * 1e6));
+    const std::size_t before = observations(a.destination_vm, a.via);
+    auto decision =
+        selector_.observe(a.destination_vm, a.via, latency_us, static_cast<long long>(a.bytes), now,
+                          false, a.t_send, tracker_.uncertainty_us(a.destination_vm, now));
+    observed(a.destination_vm, a.via, before);
+    if (decision) apply(*decision);
   }
 }
 
@@ -421,10 +442,16 @@ void Runtime::apply(const Decision& d) {
     case Decision::Kind::detour:
       log_->info("runtime: switch {}: {} -> {}: {}", pair_name(d.destination),
                  selector_.path_name(d.from_via), selector_.path_name(d.to_via), d.reason);
+      if (records_ != nullptr)
+        records_->path_change(mcm::wall_seconds(), "switch", d.destination, d.from_via, d.to_via,
+                              d.reason);
       break;
     case Decision::Kind::back_to_direct:
       log_->info("runtime: return {}: {} -> direct: {}", pair_name(d.destination),
                  selector_.path_name(d.from_via), d.reason);
+      if (records_ != nullptr)
+        records_->path_change(mcm::wall_seconds(), "return", d.destination, d.from_via, -1,
+                              d.reason);
       break;
   }
   if (notify_ranks_) notify(d.destination, d.to_via >= 0, d.to_via);
@@ -513,6 +540,7 @@ void Runtime::log_summary() const {
         rounds_.shared_max_us(), probes_behind_frames_);
   const std::string clocks = clocks_text(/*with_refreshes=*/true);
   if (!clocks.empty()) log_->info("runtime: clock offsets at the end:{}", clocks);
+  log_user_mitigation();
   for (int d = 0; d < layout_.daemon_count; ++d) {
     if (d == layout_.vm) continue;
     for (int via = -1; via < layout_.daemon_count; ++via) {
@@ -531,6 +559,52 @@ void Runtime::log_summary() const {
           noise_text(r->noise_us(PathRecord::kLargeBytes)));
     }
   }
+}
+
+void Runtime::record_clock_offsets(const char* when) const {
+  if (records_ == nullptr) return;
+  const double now = mcm::wall_seconds();
+  std::vector<double> offsets(static_cast<size_t>(layout_.daemon_count), 0.0);
+  std::vector<double> uncertainty(offsets.size(), 0.0);
+  for (int vm = 0; vm < layout_.daemon_count; ++vm) {
+    if (vm == layout_.vm) continue;
+    offsets[static_cast<size_t>(vm)] = tracker_.offset_us(vm);
+    uncertainty[static_cast<size_t>(vm)] = tracker_.uncertainty_us(vm, now);
+  }
+  records_->clock_offsets(now, when, offsets, uncertainty);
+}
+
+void Runtime::log_user_mitigation() const {
+  for (const LateTally::Path& p : late_tally_.paths()) {
+    // The thesis's rule, on enough messages to mean something: most of the pair's late
+    // messages travelled longer than their receiver waited for them.
+    if (p.messages < kMitigationMinMessages || 2 * p.transit_over_wait <= p.messages) continue;
+    log_->warn(
+        "user mitigation: {} ({}): {} of {} late messages took longer to travel (t_t median "
+        "{:.0f} µs) than their receiver waited for them (t_p median {:.0f} µs): the receiver "
+        "asks for them only just before they arrive. Unless this path was congested (see "
+        "the switches above), the processes are out of step: their mapping to VMs or the "
+        "application's decomposition is the likely problem (mcm-report names the ranks)",
+        pair_name(p.to_vm), selector_.path_name(p.via), p.transit_over_wait, p.messages,
+        p.transit_us.p50, p.wait_us.p50);
+  }
+}
+
+void Runtime::finish_records() {
+  if (records_ == nullptr) return;
+  records_->samples(timeline_.take_all());
+  record_clock_offsets("end");
+  records_->late_paths(late_tally_.paths());
+  records_->summary(mcm::wall_seconds(), {{"late_messages", acks_},
+                                          {"late_batches", ack_batches_},
+                                          {"imprecise_late_messages", imprecise_acks_},
+                                          {"probes_sent", probes_sent_},
+                                          {"probes_answered", probes_answered_},
+                                          {"probe_replies", replies_},
+                                          {"switches", selector_.switches()},
+                                          {"returns", selector_.returns()},
+                                          {"refused_messages", refused_}});
+  records_ = nullptr;
 }
 
 }  // namespace mcm::daemon

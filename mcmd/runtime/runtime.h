@@ -40,6 +40,9 @@
 #include "mcm/protocol/runtime_messages.h"
 #include "mcm/topology.h"
 #include "plumbing/mpi_poller.h"
+#include "records/daemon_records.h"
+#include "records/late_tally.h"
+#include "records/path_timeline.h"
 #include "runtime/clock_offsets.h"
 #include "runtime/clock_tracker.h"
 #include "runtime/incoming_path.h"
@@ -86,6 +89,11 @@ class Runtime {
     return flip_via_[static_cast<size_t>(destination_vm)];
   }
   void log_summary() const;
+  /// Where the run's records go (may stay unset: none); kept by reference.
+  void set_records(DaemonRecords* records) { records_ = records; }
+  /// At the end: writes what the records still lack (the last samples, the late
+  /// messages per path, the counters) and closes them.
+  void finish_records();
 
   /// One entry per other VM (age +inf: it never replied).
   std::vector<IncomingPath> incoming_paths() const;
@@ -116,10 +124,20 @@ class Runtime {
   /// A message the codec refused: logged and counted, not used.
   void refuse(int from_vm, const std::string& why);
   void apply(const Decision& decision);
+  /// After selector_.observe() on (destination, via): hands the observation it added, if
+  /// any (the path had `before` observations), to the timeline.
+  void observed(int destination, int via, std::size_t before);
+  std::size_t observations(int destination, int via) const;
   /// Tells this VM's ranks how to send to `destination_vm` (frames.h rule 7): natively,
   /// or through the daemons: straight to VM `via`'s daemon, or with `via` -1 to this VM's.
   void notify(int destination_vm, bool through_daemons, int via);
   void check_quiesced();
+  /// Records every VM's clock offset (records_ set); `when`: start, end.
+  void record_clock_offsets(const char* when) const;
+  /// The thesis's user mitigation (records/late_tally.h): one warning per path whose
+  /// late messages mostly took longer to travel than their receiver waited.
+  void log_user_mitigation() const;
+  static constexpr std::uint64_t kMitigationMinMessages = 20;
   /// Logs what the rebase that just ended measured.
   void log_rebase() const;
   void ring(int world_rank) const;
@@ -174,6 +192,9 @@ class Runtime {
   std::vector<int> stays_unlogged_;     ///< by destination VM, since then
   std::vector<IncomingPath> incoming_;  ///< by source VM (age_s unused)
   std::vector<double> incoming_at_;     ///< by source VM: when it last replied, NaN never
+  DaemonRecords* records_ = nullptr;
+  PathTimeline timeline_;  ///< fed only with records_
+  LateTally late_tally_;   ///< the thesis's user mitigation (late_tally.h)
 };
 
 }  // namespace mcm::daemon

@@ -55,23 +55,29 @@ TEST_CASE("mcmrun record: ranks and daemons get the mode and the log directory",
         "MCM_LOG_DIR=/w/mcm-record ./cg : -np 1 /b/mcmd --mode record --log-dir /w/mcm-record");
 }
 
-TEST_CASE("mcmrun record: an earlier run's pattern files are removed, nothing else", "[mcmrun]") {
+TEST_CASE("mcmrun: an earlier run's pattern and record files are removed, nothing else",
+          "[mcmrun]") {
   const TempDir dir;
   REQUIRE(!dir.path.empty());
   for (const char* name : {"pattern.yaml", "pattern.yaml.tmp", "pattern-rank-0.yaml",
-                           "pattern-rank-12.yaml", "pattern-rank-3.yaml.tmp"})
+                           "pattern-rank-12.yaml", "pattern-rank-3.yaml.tmp", "rank-0.jsonl",
+                           "rank-17.jsonl", "mcmd-vm1.jsonl", "mcmd-node-3.example.org.jsonl"})
     dir.write(name, "old");
-  for (const char* name : {"mcmd-vm0.log", "rank-0.yaml", "pattern-rank-x.yaml", "pattern.yaml.bak",
-                           "my-pattern.yaml"})
+  for (const char* name :
+       {"mcmd-vm0.log", "rank-0.yaml", "pattern-rank-x.yaml", "pattern.yaml.bak", "my-pattern.yaml",
+        "rank-x.jsonl", "rank-.jsonl", "mcmd-.jsonl", "notes.jsonl"})
     dir.write(name, "keep");
-  CHECK(mcmrun::remove_old_pattern(dir.path) == 5);
+  CHECK(mcmrun::remove_old_records(dir.path) == 9);
   CHECK_FALSE(dir.has("pattern.yaml"));
   CHECK_FALSE(dir.has("pattern-rank-12.yaml"));
   CHECK_FALSE(dir.has("pattern-rank-3.yaml.tmp"));
-  for (const char* name : {"mcmd-vm0.log", "rank-0.yaml", "pattern-rank-x.yaml", "pattern.yaml.bak",
-                           "my-pattern.yaml"})
+  CHECK_FALSE(dir.has("rank-17.jsonl"));
+  CHECK_FALSE(dir.has("mcmd-node-3.example.org.jsonl"));
+  for (const char* name :
+       {"mcmd-vm0.log", "rank-0.yaml", "pattern-rank-x.yaml", "pattern.yaml.bak", "my-pattern.yaml",
+        "rank-x.jsonl", "rank-.jsonl", "mcmd-.jsonl", "notes.jsonl"})
     CHECK(dir.has(name));
-  CHECK(mcmrun::remove_old_pattern(dir.path + "/missing") == 0);
+  CHECK(mcmrun::remove_old_records(dir.path + "/missing") == 0);
 }
 
 TEST_CASE("mcmrun record: the report after the job", "[mcmrun]") {

@@ -28,7 +28,8 @@ constexpr OptionSpec kMpirunOptions[] = {
     {"-machinefile", 1, Role::hostfile}, {"--machinefile", 1, Role::hostfile},
     {"-default-hostfile", 1, Role::default_hostfile},
     {"--default-hostfile", 1, Role::default_hostfile},
-    {"-rf", 1, Role::other}, {"--rankfile", 1, Role::other}, {"-rankfile", 1, Role::other},
+    {"-rf", 1, Role::rankfile}, {"--rankfile", 1, Role::rankfile},
+    {"-rankfile", 1, Role::rankfile},
     // Mapping, ranking, binding.
     {"-map-by", 1, Role::map_by}, {"--map-by", 1, Role::map_by},
     {"-rank-by", 1, Role::other}, {"--rank-by", 1, Role::other},

@@ -36,6 +36,7 @@ enum class Role {
   no_oversubscribe,  // --nooversubscribe
   hwthread_cpus,     // --use-hwthread-cpus
   app,               // --app FILE (not supported)
+  rankfile,          // -rf/--rankfile FILE: mcmrun places the ranks itself (rankfile.h)
 };
 
 /// An entry of the table of mpirun options (command_line.cpp).

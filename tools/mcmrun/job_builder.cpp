@@ -261,11 +261,18 @@ std::vector<std::string> build_mpirun_argv(const CommandLine& cl, const Allocati
         continue;
       }
       if (o.role == Role::no_oversubscribe) continue;  // check_slots() enforces it instead
+      if (o.role == Role::rankfile) continue;          // settings.seq_hostfile instead
+      if (!settings.seq_hostfile.empty() &&
+          (o.role == Role::hostfile || o.role == Role::default_hostfile || o.role == Role::host ||
+           o.role == Role::map_by))
+        continue;
       argv.push_back(o.name);
       for (const std::string& a : o.args)
         argv.push_back(o.role == Role::map_by ? drop_modifier(a, "NOOVERSUBSCRIBE") : a);
     }
     if (k == 0 && !c.has(Role::oversubscribe)) argv.push_back("--oversubscribe");
+    if (k == 0 && !settings.seq_hostfile.empty())
+      argv.insert(argv.end(), {"--hostfile", settings.seq_hostfile, "--map-by", "seq"});
     argv.insert(argv.end(), {"env", "LD_PRELOAD=" + preload, "MCM_MODE=" + mode});
     if (uses_frames(settings.mode))
       argv.push_back("MCM_CHUNK_BYTES=" + std::to_string(settings.relay.chunk_bytes));
@@ -273,6 +280,7 @@ std::vector<std::string> build_mpirun_argv(const CommandLine& cl, const Allocati
         settings.liveness.stall_warning_s != mcm::LivenessConfig{}.stall_warning_s)
       argv.push_back("MCM_STALL_WARNING_S=" + std::to_string(settings.liveness.stall_warning_s));
     if (!settings.log_dir.empty()) argv.push_back("MCM_LOG_DIR=" + settings.log_dir);
+    if (!settings.run_id.empty()) argv.push_back("MCM_RUN_ID=" + settings.run_id);
     argv.insert(argv.end(), c.program.begin(), c.program.end());
   }
 
@@ -291,6 +299,7 @@ std::vector<std::string> build_mpirun_argv(const CommandLine& cl, const Allocati
     argv.insert(argv.end(), {":", "-np", "1"});
     argv.insert(argv.end(), placement.begin(), placement.end());
     for (const std::string& e : exports) argv.insert(argv.end(), {"-x", e});
+    if (!settings.run_id.empty()) argv.insert(argv.end(), {"-x", "MCM_RUN_ID=" + settings.run_id});
     argv.insert(argv.end(), daemon.begin(), daemon.end());
     if (!name.empty()) argv.insert(argv.end(), {"--vm-name", name});
   };

@@ -71,7 +71,14 @@ inline constexpr const char* kDefaultRecordDir = "mcm-record";
 /// mcmrun's settings after merging the command line over the config file.
 struct Settings {
   mcm::Mode mode = mcm::Mode::off;
-  std::string log_dir;             ///< absolute, or empty
+  std::string log_dir;  ///< absolute, or empty
+  /// --rankfile: the sequential hostfile of the ranks' hosts (rankfile.h), absolute; the
+  /// application contexts are mapped with it (--map-by seq) instead of their own
+  /// hostfile, host and mapping options. Empty: no rankfile.
+  std::string seq_hostfile;
+  /// The run's id in its records (MCM_RUN_ID, mcm/records.h); set by mcmrun when it has
+  /// a log directory, empty: not passed.
+  std::string run_id;
   bool log_dir_defaulted = false;  ///< log_dir is kDefaultRecordDir: nobody asked for one
   std::string config_file;         ///< absolute, or empty
   std::string paths_file;          ///< --paths, absolute, or empty

@@ -4,14 +4,18 @@
 // Order of work: parse, check everything that can be checked (config, mode, programs,
 // hostfiles, slots), and only then create the log directory and start mpirun. Any
 // mistake before the start exits 2 with "mcmrun: <message>" and leaves nothing behind.
-// In mode record, mcmrun removes an earlier run's pattern files from the log directory
-// before the start and reports on the new pattern.yaml after the job.
+// With a log directory, mcmrun removes an earlier run's pattern and record files there
+// before the start and gives the run an id for its records (MCM_RUN_ID); in mode record
+// it reports on the new pattern.yaml after the job.
 #include <unistd.h>
 
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <filesystem>
+#include <fstream>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -25,10 +29,54 @@
 #include "mcm/launch/launcher.h"
 #include "mcm/topology.h"
 #include "rank_notes.h"
+#include "rankfile.h"
 #include "record_report.h"
 #include "usage.h"
 
 namespace {
+
+/// The file of -rf/--rankfile, if one was given (once: two different ones are an error).
+std::optional<std::string> rankfile_of(const mcmrun::CommandLine& cl) {
+  std::optional<std::string> file;
+  for (const mcmrun::AppContext& c : cl.contexts)
+    for (const std::string& f : c.values(mcmrun::Role::rankfile)) {
+      if (file && *file != f)
+        throw mcmrun::UsageError("two rankfiles given (" + *file + ", " + f + "): give one");
+      file = f;
+    }
+  return file;
+}
+
+/// A file removed when this goes out of scope (after the job, also when it throws).
+struct RemovedAtExit {
+  explicit RemovedAtExit(std::string p) : path(std::move(p)) {}
+  ~RemovedAtExit() {
+    std::error_code ec;
+    if (!path.empty()) std::filesystem::remove(path, ec);
+  }
+  RemovedAtExit(const RemovedAtExit&) = delete;
+  RemovedAtExit& operator=(const RemovedAtExit&) = delete;
+  std::string path;
+};
+
+/// Writes the --rankfile placement (mcmrun removes it after the job).
+void write_placement(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::trunc);
+  out << text;
+  if (!out.flush()) throw mcmrun::UsageError("cannot write " + path + " (the ranks' placement)");
+}
+
+/// The run's id for its records (mcm/records.h): this host, the start time, mcmrun's pid.
+std::string run_id() {
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  char when[32] = {};
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  std::strftime(when, sizeof when, "%Y%m%dT%H%M%SZ", &utc);
+  return std::string(host) + "-" + when + "-" + std::to_string(getpid());
+}
 
 constexpr int kUsageExit = 2;
 
@@ -126,8 +174,26 @@ int run(const std::vector<std::string>& args) {
   const mcmrun::Allocation alloc = mcmrun::find_allocation(cl, env);
   for (const std::string& w : alloc.warnings)
     std::fprintf(stderr, "mcmrun: warning: %s\n", w.c_str());
-  for (const std::string& w : mcmrun::check_slots(cl, alloc, env))
-    std::fprintf(stderr, "mcmrun: warning: %s\n", w.c_str());
+  const std::optional<std::string> rankfile = rankfile_of(cl);
+  if (!rankfile)  // a rankfile places every rank itself
+    for (const std::string& w : mcmrun::check_slots(cl, alloc, env))
+      std::fprintf(stderr, "mcmrun: warning: %s\n", w.c_str());
+  std::string placement;  // --rankfile: the sequential hostfile's text
+  if (rankfile) {
+    const std::optional<long> ranks = mcmrun::application_ranks(cl);
+    if (!ranks)
+      throw mcmrun::UsageError("--rankfile " + *rankfile +
+                               ": give every context an -np (the rankfile places that many ranks)");
+    std::ifstream in(*rankfile);
+    if (!in) throw mcmrun::UsageError("--rankfile " + *rankfile + ": cannot be read");
+    std::stringstream text;
+    text << in.rdbuf();
+    placement = mcmrun::seq_hostfile_text(
+        mcmrun::read_rankfile(*rankfile, text.str(), *ranks, alloc.hosts), alloc.hosts);
+    settings.seq_hostfile = (std::filesystem::temp_directory_path() /
+                             ("mcmrun-placement-" + std::to_string(getpid()) + ".hosts"))
+                                .string();
+  }
   settings.routes = mcmrun::resolve_routes(cl, config ? &*config : nullptr, alloc);
   std::optional<mcm::Topology> table;
   std::vector<std::string> table_names;
@@ -138,6 +204,7 @@ int run(const std::vector<std::string>& args) {
   settings.vm_names = mcmrun::vm_names(alloc, table_names);
   explain_detection(settings.mode, settings.paths_file, table ? &*table : nullptr);
 
+  if (!settings.log_dir.empty() && !cl.dry_run) settings.run_id = run_id();
   const std::vector<std::string> argv =
       mcmrun::build_mpirun_argv(cl, alloc, settings, programs, env);
   const std::string command = mcmrun::shell_join(argv);
@@ -153,12 +220,12 @@ int run(const std::vector<std::string>& args) {
                                "': " + (ec ? ec.message() : "not a directory"));
   }
   const bool record = settings.mode == mcm::Mode::record;
-  if (record) {
-    if (settings.log_dir_defaulted)
-      std::fprintf(stderr, "mcmrun: mode record: no --log-dir given, writing the pattern to %s\n",
-                   settings.log_dir.c_str());
-    mcmrun::remove_old_pattern(settings.log_dir);
-  }
+  if (record && settings.log_dir_defaulted)
+    std::fprintf(stderr, "mcmrun: mode record: no --log-dir given, writing the pattern to %s\n",
+                 settings.log_dir.c_str());
+  if (!settings.log_dir.empty()) mcmrun::remove_old_records(settings.log_dir);
+  if (!placement.empty()) write_placement(settings.seq_hostfile, placement);
+  const RemovedAtExit placement_file(placement.empty() ? "" : settings.seq_hostfile);
   if (cl.verbose) std::fprintf(stderr, "%s\n", command.c_str());
   std::fflush(nullptr);
   mcmrun::RankNotes notes(mcmrun::application_ranks(cl), settings.vm_names);

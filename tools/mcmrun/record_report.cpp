@@ -25,14 +25,29 @@ bool is_pattern_file(std::string name) {
   return rank.find_first_not_of("0123456789") == std::string::npos;
 }
 
+bool has_affixes(const std::string& name, const std::string& prefix, const std::string& suffix) {
+  return name.size() > prefix.size() + suffix.size() && name.rfind(prefix, 0) == 0 &&
+         name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+/// A run record file (mcm/records.h): rank-N.jsonl (N digits) or mcmd-vmN.jsonl.
+bool is_record_file(const std::string& name) {
+  if (has_affixes(name, "mcmd-", ".jsonl")) return true;
+  if (!has_affixes(name, "rank-", ".jsonl")) return false;
+  const std::string rank = name.substr(5, name.size() - 5 - 6);
+  return rank.find_first_not_of("0123456789") == std::string::npos;
+}
+
 }  // namespace
 
-int remove_old_pattern(const std::string& log_dir) {
+int remove_old_records(const std::string& log_dir) {
   int removed = 0;
   std::error_code ec;
   for (fs::directory_iterator it(log_dir, ec), end; !ec && it != end; it.increment(ec)) {
     std::error_code file_ec;
-    if (it->is_regular_file(file_ec) && is_pattern_file(it->path().filename().string()) &&
+    if (it->is_regular_file(file_ec) &&
+        (is_pattern_file(it->path().filename().string()) ||
+         is_record_file(it->path().filename().string())) &&
         fs::remove(it->path(), file_ec))
       ++removed;
   }

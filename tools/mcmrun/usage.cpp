@@ -34,7 +34,9 @@ mcmrun options (before the first program; --opt=value works too):
                              congested: the mode for production runs
   --config FILE    MCM's YAML configuration. It is checked before anything
                    starts and given to every rank and daemon.
-  --log-dir DIR    where the run's records go; created if missing. Relative to
+  --log-dir DIR    where the run's records go (rank-N.jsonl, mcmd-vmN.jsonl and
+                   the daemons' logs; mcm-report DIR reads them); created if
+                   missing, an earlier run's records there removed. Relative to
                    the working directory (to the config file's directory when
                    it comes from the config). Every host writes to it at the
                    same path: use a shared file system for a single directory.
@@ -66,6 +68,10 @@ All other options go to mpirun unchanged (see mpirun --help): -np N,
   - -x VAR reaches the daemons too (library paths, MCA settings), and
     -x LD_PRELOAD=LIB the ranks only, preloaded after libmcm.so.
   - mpirun's own -v, -h and -V are mcmrun's here; --app files are not supported.
+  - -rf/--rankfile FILE (Open MPI's "rank R=HOST slot=S" lines, e.g. from
+    mcm-report --rankfile) places rank R on HOST, a host of the hostfile; every
+    rank needs a line. The slots are not bound to cores (the daemons share the
+    VMs' cores); the ranks are mapped with --map-by seq, the daemons as always.
   - libmcm.so and mcmd are used at the same absolute path on every host.
 
 Examples:
@@ -77,6 +83,8 @@ Examples:
   mcmrun --config mcm.yaml --host vm1:2,vm2:2 -np 4 ./a.out
   mcmrun -np 1 ./master : -np 8 ./worker
   mcmrun --dry-run --hostfile hosts.txt -np 6 ./a.out
+  mcm-report runs/1 --rankfile better.rf
+  mcmrun --hostfile hosts.txt --rankfile better.rf -np 16 ./solver
 
 Environment:
   MCM_MPIRUN   the mpirun to use (a path, or a name looked up in PATH);
