@@ -1,0 +1,238 @@
+#include "findings.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "placement.h"
+
+namespace mcm::report {
+namespace {
+
+std::string rank_list(const std::vector<int>& ranks) {
+  std::string text;
+  for (size_t i = 0; i < ranks.size(); ++i)
+    text += (i == 0 ? "" : i + 1 == ranks.size() ? " and " : ", ") + std::to_string(ranks[i]);
+  return text;
+}
+
+}  // namespace
+
+std::string megabytes(double bytes) {
+  if (bytes >= 1e9) return fmt::format("{:.1f} GB", bytes / 1e9);
+  if (bytes >= 1e6) return fmt::format("{:.1f} MB", bytes / 1e6);
+  return fmt::format("{:.0f} kB", bytes / 1e3);
+}
+
+namespace {
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+int switches_between(const Run& run, const std::string& from, const std::string& to) {
+  int n = 0;
+  for (const PathChange& c : run.changes)
+    if (c.from_vm == from && c.to_vm == to && c.kind == "switch") ++n;
+  return n;
+}
+
+/// Network: per VM path, the waits of its rank pairs, when the path was congested.
+void network_findings(const Run& run, const FindingRules& rules, double min_wait,
+                      std::vector<Finding>& out) {
+  struct Path {
+    double wait_s = 0;
+    std::set<int> ranks;
+    std::uint64_t waited = 0;
+  };
+  std::map<std::pair<int, int>, Path> paths;
+  for (int s = 0; s < run.rank_count; ++s)
+    for (int r = 0; r < run.rank_count; ++r) {
+      const PairInfo& p = run.pair(s, r);
+      const int vs = run.ranks[static_cast<size_t>(s)].vm,
+                vr = run.ranks[static_cast<size_t>(r)].vm;
+      if (p.wait_s <= 0 || vs < 0 || vr < 0 || vs == vr) continue;
+      Path& path = paths[{vs, vr}];
+      path.wait_s += p.wait_s;
+      path.waited += p.waited;
+      path.ranks.insert(s);
+      path.ranks.insert(r);
+    }
+  for (const auto& [vms, path] : paths) {
+    const std::string from = run.vm_name(vms.first), to = run.vm_name(vms.second);
+    const double congested = congested_seconds(run, from, to);
+    const int switches = switches_between(run, from, to);
+    const bool long_enough =
+        congested >= rules.min_congested_s &&
+        (switches > 0 || congested >= rules.min_congested_share * run.wall_s());
+    if (path.wait_s < min_wait || !long_enough) continue;
+    Finding f;
+    f.kind = Finding::Kind::network;
+    f.ranks.assign(path.ranks.begin(), path.ranks.end());
+    f.vms = {from, to};
+    f.title = "network: the path " + from + " -> " + to + " was congested";
+    f.figures = fmt::format(
+        "{:.0f} s of the run's {:.0f} s in zone medium or high{}; ranks {} "
+        "waited {:.2f} s for {} messages on it",
+        congested, run.wall_s(),
+        switches > 0 ? fmt::format(", {} switch(es) to a detour", switches) : "",
+        rank_list(f.ranks), path.wait_s, path.waited);
+    f.advice = switches > 0
+                   ? "the runtime detoured it; if this recurs, run on VMs whose path is not shared "
+                     "with other tenants, or let lmcd move a VM (docs/lmcd.md)"
+                   : "run with --mode adaptive and the probe's table (--paths) so that the "
+                     "runtime detours it";
+    f.explained_s = path.wait_s;
+    out.push_back(std::move(f));
+  }
+}
+
+/// Late senders: ranks that computed clearly longer, and the waits for their messages.
+void late_sender_findings(const Run& run, const FindingRules& rules, double min_wait,
+                          std::vector<Finding>& out) {
+  std::vector<double> computed;
+  for (const RankInfo& r : run.ranks)
+    if (r.present && r.engine) computed.push_back(r.outside_mpi_s);
+  const double typical = median(computed);
+  for (int s = 0; s < run.rank_count; ++s) {
+    const RankInfo& sender = run.ranks[static_cast<size_t>(s)];
+    if (!sender.present || !sender.engine ||
+        sender.outside_mpi_s < rules.imbalance_factor * typical ||
+        sender.outside_mpi_s - typical < rules.min_imbalance_share * run.wall_s())
+      continue;
+    double waited = 0;
+    std::vector<int> receivers;
+    for (int r = 0; r < run.rank_count; ++r) {
+      const double w = run.pair(s, r).wait_s;
+      if (r == s || w <= 0) continue;
+      waited += w;
+      receivers.push_back(r);
+    }
+    if (waited < min_wait) continue;
+    Finding f;
+    f.kind = Finding::Kind::late_sender;
+    f.ranks = {s};
+    f.ranks.insert(f.ranks.end(), receivers.begin(), receivers.end());
+    f.vms = {run.vm_name(sender.vm)};
+    f.title = "late sender: rank " + std::to_string(s) + " (" + run.vm_name(sender.vm) +
+              ") computes longer than the others";
+    f.figures = fmt::format(
+        "it computed {:.2f} s, the median rank {:.2f} s ({:.1f}x); ranks {} waited {:.2f} s for "
+        "its messages",
+        sender.outside_mpi_s, typical, typical > 0 ? sender.outside_mpi_s / typical : 0,
+        rank_list(receivers), waited);
+    f.advice = "an imbalance of the application's work, not the network: give rank " +
+               std::to_string(s) + " less work (its part of the decomposition), or more CPU";
+    f.explained_s = waited;
+    out.push_back(std::move(f));
+  }
+}
+
+/// Mapping: the traffic between VMs, and how much of it a better placement keeps inside.
+void mapping_findings(const Run& run, const FindingRules& rules, std::vector<Finding>& out) {
+  PlacementProblem p;
+  p.ranks = run.rank_count;
+  p.bytes.assign(static_cast<size_t>(p.ranks),
+                 std::vector<double>(static_cast<size_t>(p.ranks), 0));
+  std::vector<int> current(static_cast<size_t>(p.ranks), 0);
+  int vms = 0;
+  for (int r = 0; r < p.ranks; ++r) {
+    const RankInfo& info = run.ranks[static_cast<size_t>(r)];
+    if (!info.present || info.vm < 0) return;  // the placement is not known
+    current[static_cast<size_t>(r)] = info.vm;
+    vms = std::max(vms, info.vm + 1);
+  }
+  if (vms < 2) return;
+  p.capacity.assign(static_cast<size_t>(vms), 0);
+  for (int vm : current) ++p.capacity[static_cast<size_t>(vm)];
+  double all = 0;
+  for (int a = 0; a < p.ranks; ++a)
+    for (int b = 0; b < p.ranks; ++b) {
+      p.bytes[static_cast<size_t>(a)][static_cast<size_t>(b)] =
+          static_cast<double>(run.pair(a, b).bytes);
+      all += static_cast<double>(run.pair(a, b).bytes);
+    }
+  const double now = inter_vm_bytes(p, current);
+  if (all <= 0 || now < rules.min_inter_vm_share * all) return;
+  const Placement better = best_placement(p, current);
+  const double then = inter_vm_bytes(p, better.vm_of_rank);
+  if (now - then < rules.min_mapping_gain * now) return;
+  // The heaviest pairs the run split and the better placement keeps together.
+  struct Split {
+    double bytes;
+    int a, b;
+  };
+  std::vector<Split> split;
+  for (int a = 0; a < p.ranks; ++a)
+    for (int b = a + 1; b < p.ranks; ++b) {
+      const double bytes = p.bytes[static_cast<size_t>(a)][static_cast<size_t>(b)] +
+                           p.bytes[static_cast<size_t>(b)][static_cast<size_t>(a)];
+      if (bytes > 0 && current[static_cast<size_t>(a)] != current[static_cast<size_t>(b)] &&
+          better.vm_of_rank[static_cast<size_t>(a)] == better.vm_of_rank[static_cast<size_t>(b)])
+        split.push_back({bytes, a, b});
+    }
+  std::sort(split.begin(), split.end(),
+            [](const Split& x, const Split& y) { return x.bytes > y.bytes; });
+  Finding f;
+  f.kind = Finding::Kind::mapping;
+  std::string pairs;
+  std::set<int> ranks;
+  for (size_t i = 0; i < split.size() && i < 4; ++i) {
+    const Split& s = split[i];
+    pairs += fmt::format("{}{} <-> {} ({}, {} / {})", i == 0 ? "" : ", ", s.a, s.b,
+                         megabytes(s.bytes), run.vm_name(current[static_cast<size_t>(s.a)]),
+                         run.vm_name(current[static_cast<size_t>(s.b)]));
+    ranks.insert(s.a);
+    ranks.insert(s.b);
+  }
+  f.ranks.assign(ranks.begin(), ranks.end());
+  f.title = "mapping: heavy pairs of ranks run on different VMs";
+  f.figures = fmt::format(
+      "{} ({:.0f}% of all traffic) crossed VMs; a placement with the same ranks per VM ({}) "
+      "leaves {} between VMs. Split pairs it joins: {}",
+      megabytes(now), 100 * now / all, better.method, megabytes(then), pairs);
+  f.advice = "place the ranks with mcm-report --rankfile FILE and mcmrun --rankfile FILE";
+  f.explained_s = 0;  // bytes, not seconds: after the timed findings
+  out.push_back(std::move(f));
+}
+
+}  // namespace
+
+const char* to_string(Finding::Kind kind) {
+  switch (kind) {
+    case Finding::Kind::network:
+      return "network";
+    case Finding::Kind::late_sender:
+      return "late sender";
+    case Finding::Kind::mapping:
+      return "mapping";
+  }
+  return "?";
+}
+
+double congested_seconds(const Run& run, const std::string& from, const std::string& to) {
+  const auto it = run.samples.find({from, to});
+  if (it == run.samples.end()) return 0;
+  double seconds = 0;
+  for (const PathSample& s : it->second)
+    if (s.via.empty() && (s.zone == "medium" || s.zone == "high")) seconds += 1;
+  return seconds;
+}
+
+std::vector<Finding> find_problems(const Run& run, const FindingRules& rules) {
+  const double min_wait = std::max(rules.min_wait_s, rules.min_wait_share * run.wall_s());
+  std::vector<Finding> out;
+  network_findings(run, rules, min_wait, out);
+  late_sender_findings(run, rules, min_wait, out);
+  mapping_findings(run, rules, out);
+  std::stable_sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) {
+    return a.explained_s > b.explained_s;
+  });
+  return out;
+}
+
+}  // namespace mcm::report

@@ -1,0 +1,29 @@
+// The figures of one run that every view shows (terminal, JSON, HTML, comparison),
+// computed once from its Run.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "findings.h"
+#include "run_model.h"
+
+namespace mcm::report {
+
+struct RunSummary {
+  double wall_s = 0;
+  int ranks = 0, vms = 0;
+  std::uint64_t messages = 0, bytes = 0, inter_vm_bytes = 0;
+  std::uint64_t received = 0, waited = 0;  ///< messages, and those the receiver waited for
+  double wait_s = 0;                       ///< all receivers' waits together
+  int worst_from = -1, worst_to = -1;      ///< the pair with the longest waits
+  double worst_wait_s = 0;
+  int switches = 0, returns = 0;
+  std::uint64_t detoured_messages = 0;
+  std::vector<Finding> findings;
+};
+
+RunSummary summarize(const Run& run, const FindingRules& rules = {});
+
+}  // namespace mcm::report
