@@ -1,6 +1,7 @@
 /* halo: 2-D Jacobi heat solver with a halo exchange and a global reduction per iteration.
  *
- * usage: halo [-n N] [-iters K]        defaults: -n 1024 -iters 8000
+ * usage: halo [-n N] [-iters K] [-reduce-every M] [-slow R [-factor F]]
+ *        defaults: -n 1024 -iters 8000 -reduce-every 1, no slow rank, -factor 3
  *
  * What it does: the steady heat equation on an N x N grid of unknowns with fixed boundary
  * values around it (top 1, right 0.5, bottom 0, left 0.25; interior 0 at the start),
@@ -20,7 +21,13 @@
  * bit. Every point is updated with the same operations whatever the decomposition, and
  * the residual is summed in fixed point (each |u' - u| rounded to a multiple of 2^-40, as
  * a 64-bit integer: integer sums do not depend on their order), so every printed number
- * except time= and rate= is bit-identical for every rank count and run. */
+ * except time= and rate= is bit-identical for every rank count and run.
+ *
+ * Options that change the timing, never the results: -reduce-every M reduces the residual
+ * only every M-th iteration (and the first and last; 0: only those), so that ranks are not
+ * synchronised by a collective every iteration; -slow R makes rank R compute F times as
+ * long (-factor, default 3: it repeats its sweep F times, writing the same values), a
+ * deliberately imbalanced application: its neighbours wait for its halos. */
 #include <math.h>
 #include <string.h>
 
@@ -56,18 +63,27 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &me);
   MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
 
-  long n = 1024, iters = 8000;
+  long n = 1024, iters = 8000, reduce_every = 1, slow = -1, factor = 3;
   for (int a = 1; a < argc; ++a) {
     int ok = a + 1 < argc;
     if (ok && strcmp(argv[a], "-n") == 0) {
       ok = app_long(argv[++a], 1, 1L << 15, &n);
     } else if (ok && strcmp(argv[a], "-iters") == 0) {
       ok = app_long(argv[++a], 1, 1L << 30, &iters);
+    } else if (ok && strcmp(argv[a], "-reduce-every") == 0) {
+      ok = app_long(argv[++a], 0, 1L << 30, &reduce_every);
+    } else if (ok && strcmp(argv[a], "-slow") == 0) {
+      ok = app_long(argv[++a], 0, nprocs - 1, &slow);
+    } else if (ok && strcmp(argv[a], "-factor") == 0) {
+      ok = app_long(argv[++a], 1, 100, &factor);
     } else {
       ok = 0;
     }
     if (!ok) {
-      if (me == 0) fprintf(stderr, "usage: halo [-n N (1..32768)] [-iters K (>= 1)]\n");
+      if (me == 0)
+        fprintf(stderr,
+                "usage: halo [-n N (1..32768)] [-iters K (>= 1)] [-reduce-every M (>= 0)] "
+                "[-slow RANK [-factor F (1..100)]]\n");
       MPI_Finalize();
       return 2;
     }
@@ -138,16 +154,21 @@ int main(int argc, char** argv) {
     MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
 
     long long local = 0;
-    for (long i = 1; i <= ny; ++i) {
-      const double *c = &u[i * w], *a = c - w, *b = c + w;
-      double* o = &v[i * w];
-      for (long j = 1; j <= nx; ++j) {
-        double x = ((a[j] + b[j]) + (c[j - 1] + c[j + 1])) * 0.25;
-        local += (long long)(fabs(x - c[j]) * FIXED + 0.5);
-        o[j] = x;
+    const long sweeps = me == slow ? factor : 1; /* the same values each time */
+    for (long s = 0; s < sweeps; ++s) {
+      local = 0;
+      for (long i = 1; i <= ny; ++i) {
+        const double *c = &u[i * w], *a = c - w, *b = c + w;
+        double* o = &v[i * w];
+        for (long j = 1; j <= nx; ++j) {
+          double x = ((a[j] + b[j]) + (c[j - 1] + c[j + 1])) * 0.25;
+          local += (long long)(fabs(x - c[j]) * FIXED + 0.5);
+          o[j] = x;
+        }
       }
     }
-    MPI_Allreduce(&local, &residual, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    if (it == 0 || it == iters - 1 || (reduce_every > 0 && it % reduce_every == 0))
+      MPI_Allreduce(&local, &residual, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
     if (first_residual < 0) first_residual = residual;
     double* t = u;
     u = v;
