@@ -64,7 +64,8 @@ void network_findings(const Run& run, const FindingRules& rules, double min_wait
     }
   for (const auto& [vms, path] : paths) {
     const std::string from = run.vm_name(vms.first), to = run.vm_name(vms.second);
-    const double congested = congested_seconds(run, from, to);
+    // Samples cover whole seconds: the first and last may reach past the run's ends.
+    const double congested = std::min(congested_seconds(run, from, to), run.wall_s());
     const int switches = switches_between(run, from, to);
     const bool long_enough =
         congested >= rules.min_congested_s &&

@@ -12,6 +12,7 @@ RunSummary summarize(const Run& run, const FindingRules& rules) {
   for (int a = 0; a < run.rank_count; ++a) {
     const RankInfo& ra = run.ranks[static_cast<size_t>(a)];
     s.detoured_messages += ra.detoured_messages;
+    s.engine = s.engine || ra.engine;
     if (!run.vm_names.empty()) continue;
     s.vms = std::max(s.vms, ra.vm + 1);
   }

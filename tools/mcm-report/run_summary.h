@@ -14,6 +14,7 @@ namespace mcm::report {
 struct RunSummary {
   double wall_s = 0;
   int ranks = 0, vms = 0;
+  bool engine = false;  ///< some rank ran the engine (relay, adaptive): waits are known
   std::uint64_t messages = 0, bytes = 0, inter_vm_bytes = 0;
   std::uint64_t received = 0, waited = 0;  ///< messages, and those the receiver waited for
   double wait_s = 0;                       ///< all receivers' waits together

@@ -123,10 +123,13 @@ std::string terminal_comparison(const std::vector<Run>& runs,
     for (const Finding& f : s.findings)
       if (kinds.find(to_string(f.kind)) == std::string::npos)
         kinds += (kinds.empty() ? "" : ", ") + std::string(to_string(f.kind));
+    // Waits are measured by the engine only (modes relay, adaptive).
+    const std::string late = s.engine ? std::to_string(s.waited) : "-";
+    const std::string waited = s.engine ? fmt::format("{:.2f}", s.wait_s) : "-";
     out += fmt::format(
-        "  {:22.22s}  {:9.9s}  {:6.2f}  {:6.2f}  {:9d}  {:8.2f}  {:8d}  {:10d}  {}\n",
+        "  {:22.22s}  {:9.9s}  {:6.2f}  {:6.2f}  {:>9s}  {:>8s}  {:8d}  {:10d}  {}\n",
         short_name(runs[i].directory), runs[i].mode, s.wall_s, first > 0 ? s.wall_s / first : 0.0,
-        s.waited, s.wait_s, s.switches, runs[i].migrations.size(), kinds.empty() ? "none" : kinds);
+        late, waited, s.switches, runs[i].migrations.size(), kinds.empty() ? "none" : kinds);
   }
   for (size_t i = 1; i < runs.size(); ++i) {
     const double d = summaries[i].wall_s - first;
