@@ -270,7 +270,9 @@ run8 cg-off off "$BUILD/test/apps/cg" -class S
 run8 nbody-off off "$BUILD/test/apps/nbody"
 flip &
 toggler=$!
-run8 stress adaptive "$BUILD/test/mpi/stress_p2p" -messages 150000 -total-bytes 900000000
+# 300000 messages: 6-11 s here, several flips of the congestion (150000 ran 3.3 s, and
+# sometimes saw a single switch, no return).
+run8 stress adaptive "$BUILD/test/mpi/stress_p2p" -messages 300000 -total-bytes 1800000000
 run8 cg adaptive "$BUILD/test/apps/cg" -class S
 run8 nbody adaptive "$BUILD/test/apps/nbody"
 kill $toggler 2>/dev/null; wait $toggler 2>/dev/null; toggler=""
