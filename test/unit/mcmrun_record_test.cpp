@@ -11,27 +11,13 @@
 #include "command_line.h"
 #include "job_builder.h"
 #include "record_report.h"
+#include "support/temp_dir.h"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-/// A fresh directory under /tmp, removed with everything in it when the test ends.
-struct TempDir {
-  TempDir() {
-    char name[] = "/tmp/mcm_record_test_XXXXXX";
-    path = mkdtemp(name) != nullptr ? name : "";
-  }
-  ~TempDir() {
-    std::error_code ec;
-    if (!path.empty()) fs::remove_all(path, ec);
-  }
-  void write(const std::string& name, const std::string& text) const {
-    std::ofstream(path + "/" + name) << text;
-  }
-  bool has(const std::string& name) const { return fs::exists(path + "/" + name); }
-  std::string path;
-};
+using mcm::test::TempDir;
 
 const char* kPattern =
     "version: 1\nranks: 2\nmessages: 3\nbytes: 24\ndominant_sizes: [8]\n"

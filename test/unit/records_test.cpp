@@ -15,23 +15,14 @@
 #include "engine/receive_tally.h"
 #include "records/late_tally.h"
 #include "records/path_timeline.h"
+#include "support/temp_dir.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
 
-struct TempDir {
-  TempDir() {
-    char name[] = "/tmp/mcm_records_test_XXXXXX";
-    path = mkdtemp(name) != nullptr ? name : "";
-  }
-  ~TempDir() {
-    std::error_code ec;
-    if (!path.empty()) fs::remove_all(path, ec);
-  }
-  std::string path;
-};
+using mcm::test::TempDir;
 
 std::vector<json> lines_of(const std::string& path) {
   std::vector<json> out;
