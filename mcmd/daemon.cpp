@@ -6,6 +6,7 @@
 
 #include <boost/asio/ip/address.hpp>
 #include <csignal>
+#include <filesystem>
 
 #include "mcm/clock.h"
 #include "mcm/protocol.h"
@@ -67,8 +68,12 @@ Daemon::Daemon(const Layout& layout, const DaemonOptions& options, const Doorbel
         options.topology ? &*options.topology : nullptr, vm_names_, relay_->static_vias(),
         estimate_clock_offsets(layout_, poller_.transport()), options.mode == Mode::adaptive, log_);
     if (!options.log_dir.empty()) {
+      std::error_code ec;
+      const std::string paths = options.paths_path.empty()
+                                    ? ""
+                                    : std::filesystem::absolute(options.paths_path, ec).string();
       records_ = std::make_unique<DaemonRecords>(options.log_dir, layout_.vm, vm_names_,
-                                                 std::string(to_string(options.mode)), log_);
+                                                 std::string(to_string(options.mode)), paths, log_);
       runtime_->set_records(records_.get());
     }
     relay_->set_dynamic_routes([this](int vm) { return runtime_->via(vm); });

@@ -15,7 +15,8 @@ std::string host_name() {
 }  // namespace
 
 DaemonRecords::DaemonRecords(const std::string& dir, int vm, std::vector<std::string> vm_names,
-                             const std::string& mode, std::shared_ptr<spdlog::logger> log)
+                             const std::string& mode, const std::string& paths,
+                             std::shared_ptr<spdlog::logger> log)
     : names_(std::move(vm_names)), log_(std::move(log)) {
   const std::string& me = names_[static_cast<size_t>(vm)];
   out_ = records::Writer(dir + "/mcmd-vm" + std::to_string(vm) + ".jsonl",
@@ -25,7 +26,8 @@ DaemonRecords::DaemonRecords(const std::string& dir, int vm, std::vector<std::st
                           {"mode", mode},
                           {"vm", vm},
                           {"vm_name", me},
-                          {"vm_names", names_}});
+                          {"vm_names", names_},
+                          {"paths", paths}});
   check();
 }
 

@@ -27,8 +27,10 @@ class DaemonRecords {
  public:
   /// Opens `dir`/mcmd-vm<vm>.jsonl. A file that cannot be written is logged
   /// (warn) once; the methods then do nothing.
+  /// `paths`: the probe table the runtime was given (mcmrun --paths), or empty.
   DaemonRecords(const std::string& dir, int vm, std::vector<std::string> vm_names,
-                const std::string& mode, std::shared_ptr<spdlog::logger> log);
+                const std::string& mode, const std::string& paths,
+                std::shared_ptr<spdlog::logger> log);
 
   /// The clock offset (µs) and its uncertainty of every VM against this one's; `when`:
   /// "start" or "end".

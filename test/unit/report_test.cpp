@@ -12,11 +12,13 @@
 
 #include "findings.h"
 #include "html_view.h"
+#include "mcm/topology.h"
 #include "placement.h"
 #include "rankfile_writer.h"
 #include "report_options.h"
 #include "run_reader.h"
 #include "run_summary.h"
+#include "support/temp_dir.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -24,20 +26,7 @@ using namespace mcm::report;
 
 namespace {
 
-struct TempDir {
-  TempDir() {
-    char name[] = "/tmp/mcm_report_test_XXXXXX";
-    path = mkdtemp(name) != nullptr ? name : "";
-  }
-  ~TempDir() {
-    std::error_code ec;
-    if (!path.empty()) fs::remove_all(path, ec);
-  }
-  void write(const std::string& name, const std::string& text) const {
-    std::ofstream(path + "/" + name) << text;
-  }
-  std::string path;
-};
+using mcm::test::TempDir;
 
 json header(const std::string& program, const std::string& run, json more) {
   json h = {{"record", "header"}, {"schema", "mcm-run-records"}, {"version", 1},
@@ -332,4 +321,48 @@ TEST_CASE("report: a path in the medium zone for a moment on busy cores is no ne
   const Run run = read_run(dir.path);
   CHECK(congested_seconds(run, "vm2", "vm3") == 1);
   CHECK(find_problems(run).empty());
+}
+
+TEST_CASE("report: the run's probe table, matched to its VMs in any order", "[report]") {
+  const TempDir dir;
+  write_ring(dir, -1, 1.0);
+  // The table lists the hosts in another order; vm2 -> vm3 is slow (a tenth of the bandwidth).
+  mcm::Topology t;
+  t.hosts = {"vm3", "vm1", "vm4", "vm2"};
+  t.date = "2026-11-27T12:00:00Z";
+  t.sizes = {65536};
+  t.reference_size = 65536;
+  t.latency_us = {mcm::empty_matrix(4)};
+  t.spread_us = {mcm::empty_matrix(4)};
+  t.alpha_us = mcm::empty_matrix(4);
+  t.beta_bytes_per_us = mcm::empty_matrix(4);
+  for (int a = 0; a < 4; ++a)
+    for (int b = 0; b < 4; ++b)
+      if (a != b) {
+        t.latency_us[0][static_cast<size_t>(a)][static_cast<size_t>(b)] = 600;
+        t.alpha_us[static_cast<size_t>(a)][static_cast<size_t>(b)] = 50;
+        t.beta_bytes_per_us[static_cast<size_t>(a)][static_cast<size_t>(b)] = 100;
+      }
+  t.latency_us[0][3][0] = 6000;  // vm2 -> vm3
+  t.beta_bytes_per_us[3][0] = 10;
+  { std::ofstream(dir.path + "/topo.yaml") << mcm::to_yaml(t); }
+  const std::vector<std::string> vms = {"vm1", "vm2", "vm3", "vm4"};
+  json h = header("mcmd", "run-A",
+                  {{"vm_name", "vm1"}, {"vm_names", vms}, {"paths", dir.path + "/topo.yaml"}});
+  dir.write("mcmd-vm1.jsonl",
+            h.dump() + "\n" + json{{"record", "end"}, {"dropped", 0}}.dump() + "\n");
+  const Run run = read_run(dir.path);
+  const RunSummary s = summarize(run);
+  INFO(s.table_note);
+  REQUIRE(s.table);
+  CHECK(s.table->latency_us[1][2] == 6000);  // vm2 -> vm3, in the run's order
+  CHECK(s.table->latency_us[0][1] == 600);
+  CHECK(s.table->byte_cost[1][2] > 5 * s.table->byte_cost[0][1]);
+  CHECK(s.table->byte_cost[2][2] == 0);
+  CHECK(html_report({run}, {s}).find("The probe's latencies") != std::string::npos);
+  // Gone since the run: the report says so and goes on.
+  fs::remove(dir.path + "/topo.yaml");
+  const RunSummary without = summarize(run);
+  CHECK_FALSE(without.table);
+  CHECK_THAT(without.table_note, Catch::Contains("is no longer there"));
 }

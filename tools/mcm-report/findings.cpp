@@ -134,29 +134,14 @@ void late_sender_findings(const Run& run, const FindingRules& rules, double min_
 }
 
 /// Mapping: the traffic between VMs, and how much of it a better placement keeps inside.
-void mapping_findings(const Run& run, const FindingRules& rules, std::vector<Finding>& out) {
+void mapping_findings(const Run& run, const FindingRules& rules, const ProbeTable* table,
+                      std::vector<Finding>& out) {
   PlacementProblem p;
-  p.ranks = run.rank_count;
-  p.bytes.assign(static_cast<size_t>(p.ranks),
-                 std::vector<double>(static_cast<size_t>(p.ranks), 0));
-  std::vector<int> current(static_cast<size_t>(p.ranks), 0);
-  int vms = 0;
-  for (int r = 0; r < p.ranks; ++r) {
-    const RankInfo& info = run.ranks[static_cast<size_t>(r)];
-    if (!info.present || info.vm < 0) return;  // the placement is not known
-    current[static_cast<size_t>(r)] = info.vm;
-    vms = std::max(vms, info.vm + 1);
-  }
-  if (vms < 2) return;
-  p.capacity.assign(static_cast<size_t>(vms), 0);
-  for (int vm : current) ++p.capacity[static_cast<size_t>(vm)];
+  std::vector<int> current;
+  if (!placement_problem(run, table, &p, &current) || p.capacity.size() < 2) return;
   double all = 0;
-  for (int a = 0; a < p.ranks; ++a)
-    for (int b = 0; b < p.ranks; ++b) {
-      p.bytes[static_cast<size_t>(a)][static_cast<size_t>(b)] =
-          static_cast<double>(run.pair(a, b).bytes);
-      all += static_cast<double>(run.pair(a, b).bytes);
-    }
+  for (const auto& row : p.bytes)
+    for (double b : row) all += b;
   const double now = inter_vm_bytes(p, current);
   if (all <= 0 || now < rules.min_inter_vm_share * all) return;
   const Placement better = best_placement(p, current);
@@ -224,12 +209,38 @@ double congested_seconds(const Run& run, const std::string& from, const std::str
   return seconds;
 }
 
-std::vector<Finding> find_problems(const Run& run, const FindingRules& rules) {
+bool placement_problem(const Run& run, const ProbeTable* table, PlacementProblem* problem,
+                       std::vector<int>* current) {
+  PlacementProblem& p = *problem;
+  p.ranks = run.rank_count;
+  p.bytes.assign(static_cast<size_t>(p.ranks),
+                 std::vector<double>(static_cast<size_t>(p.ranks), 0));
+  current->assign(static_cast<size_t>(p.ranks), 0);
+  int vms = 0;
+  for (int r = 0; r < p.ranks; ++r) {
+    const RankInfo& info = run.ranks[static_cast<size_t>(r)];
+    if (!info.present || info.vm < 0) return false;
+    (*current)[static_cast<size_t>(r)] = info.vm;
+    vms = std::max(vms, info.vm + 1);
+    for (int b = 0; b < p.ranks; ++b)
+      p.bytes[static_cast<size_t>(r)][static_cast<size_t>(b)] =
+          static_cast<double>(run.pair(r, b).bytes);
+  }
+  p.capacity.assign(static_cast<size_t>(vms), 0);
+  for (int vm : *current) ++p.capacity[static_cast<size_t>(vm)];
+  p.cost.clear();
+  if (table != nullptr && table->byte_cost.size() >= static_cast<size_t>(vms))
+    p.cost = table->byte_cost;
+  return true;
+}
+
+std::vector<Finding> find_problems(const Run& run, const FindingRules& rules,
+                                   const ProbeTable* table) {
   const double min_wait = std::max(rules.min_wait_s, rules.min_wait_share * run.wall_s());
   std::vector<Finding> out;
   network_findings(run, rules, min_wait, out);
   late_sender_findings(run, rules, min_wait, out);
-  mapping_findings(run, rules, out);
+  mapping_findings(run, rules, table, out);
   std::stable_sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) {
     return a.explained_s > b.explained_s;
   });

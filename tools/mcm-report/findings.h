@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "probe_table.h"
 #include "run_model.h"
 
 namespace mcm::report {
@@ -57,8 +58,17 @@ const char* to_string(Finding::Kind kind);
 /// "12 kB", "3.4 MB", "1.2 GB".
 std::string megabytes(double bytes);
 
-/// The run's findings, most time explained first.
-std::vector<Finding> find_problems(const Run& run, const FindingRules& rules = {});
+/// The run's findings, most time explained first. `table` (may be null): the probe's,
+/// whose per-byte costs weigh the placement (placement.h).
+std::vector<Finding> find_problems(const Run& run, const FindingRules& rules = {},
+                                   const ProbeTable* table = nullptr);
+
+/// The placement problem of the run's ranks: their traffic, the run's ranks per VM, and
+/// the table's per-byte costs (null: 1 between VMs); `current` gets the run's placement.
+/// False when a rank's records are missing (its VM is unknown).
+struct PlacementProblem;
+bool placement_problem(const Run& run, const ProbeTable* table, PlacementProblem* problem,
+                       std::vector<int>* current);
 
 /// Seconds the path from VM `from` to VM `to` spent in zone medium or high, by the
 /// source daemon's samples of its direct path.

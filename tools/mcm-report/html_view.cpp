@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include "svg.h"
@@ -32,6 +33,9 @@ std::string seconds(double s) {
 }
 std::string bytes_text(double b) {
   return megabytes(b);
+}
+std::string microseconds(double us) {
+  return us >= 1000 ? fmt::format("{:.1f} ms", us / 1000) : fmt::format("{:.0f} µs", us);
 }
 std::string wait_text(double s) {
   return s >= 1 ? fmt::format("{:.1f} s", s) : fmt::format("{:.0f} ms", s * 1e3);
@@ -88,6 +92,14 @@ std::string run_html(const Run& run, const RunSummary& s, int index) {
   out +=
       heatmap_svg("Time the receiver waited for the sender's messages", labels, waits, wait_text);
   out += "</div>\n";
+  if (s.table) {
+    std::vector<std::vector<double>> latency = s.table->latency_us;
+    for (auto& row : latency)
+      for (double& v : row) v = std::isnan(v) ? 0 : v;
+    out += fmt::format("<h3>The probe's latencies ({})</h3>\n", escape(s.table->file));
+    out += heatmap_svg(fmt::format("One-way latency at {} bytes before the run", s.table->size),
+                       run.vm_names, latency, microseconds);
+  }
 
   std::vector<std::string> rank_labels;
   std::vector<std::vector<double>> parts;

@@ -62,35 +62,23 @@ Progress progress_for(const std::string& dir) {
 }
 
 /// The first run's better placement as a rankfile, and what it gains.
-void write_rankfile(const Run& run, const std::string& path) {
+void write_rankfile(const Run& run, const RunSummary& summary, const std::string& path) {
   PlacementProblem p;
-  p.ranks = run.rank_count;
-  p.bytes.assign(static_cast<size_t>(p.ranks),
-                 std::vector<double>(static_cast<size_t>(p.ranks), 0));
   std::vector<int> current;
-  int vms = static_cast<int>(run.vm_names.size());
-  for (int r = 0; r < p.ranks; ++r) {
-    const RankInfo& info = run.ranks[static_cast<size_t>(r)];
-    if (!info.present || info.vm < 0)
-      throw ReportError("--rankfile: rank " + std::to_string(r) + " has no records in " +
-                        run.directory + ": its VM is unknown, no placement is computed");
-    current.push_back(info.vm);
-    vms = std::max(vms, info.vm + 1);
-    for (int b = 0; b < p.ranks; ++b)
-      p.bytes[static_cast<size_t>(r)][static_cast<size_t>(b)] =
-          static_cast<double>(run.pair(r, b).bytes);
-  }
-  if (run.vm_names.size() < static_cast<size_t>(vms))
+  if (!placement_problem(run, summary.table ? &*summary.table : nullptr, &p, &current))
+    throw ReportError("--rankfile: a rank has no records in " + run.directory +
+                      ": its VM is unknown, no placement is computed");
+  if (run.vm_names.size() < p.capacity.size())
     throw ReportError("--rankfile: the daemons' records (mcmd-vmN.jsonl) are missing from " +
                       run.directory + ": the VMs' host names are unknown");
-  p.capacity.assign(static_cast<size_t>(vms), 0);
-  for (int vm : current) ++p.capacity[static_cast<size_t>(vm)];
   const Placement better = best_placement(p, current);
   write_file(path, rankfile_text(better.vm_of_rank, run.vm_names));
   const double before = inter_vm_bytes(p, current), after = inter_vm_bytes(p, better.vm_of_rank);
-  std::printf("\nPlacement written to %s (%s): traffic between VMs %s -> %s (%.0f%% less)\n",
-              path.c_str(), better.method.c_str(), megabytes(before).c_str(),
-              megabytes(after).c_str(), before > 0 ? 100 * (before - after) / before : 0.0);
+  std::printf("\nPlacement written to %s (%s%s): traffic between VMs %s -> %s (%.0f%% less)\n",
+              path.c_str(), better.method.c_str(),
+              p.cost.empty() ? "" : "; paths weighted by the probe table's 1/beta",
+              megabytes(before).c_str(), megabytes(after).c_str(),
+              before > 0 ? 100 * (before - after) / before : 0.0);
 }
 
 }  // namespace
@@ -117,7 +105,7 @@ int main(int argc, char** argv) {
   for (const std::string& dir : options.directories) {
     try {
       runs.push_back(read_run(dir, progress_for(dir)));
-      summaries.push_back(summarize(runs.back()));
+      summaries.push_back(summarize(runs.back(), FindingRules{}, options.paths));
     } catch (const ReportError& e) {
       std::fprintf(stderr, "mcm-report: %s\n", e.what());
       status = kExitUnreadable;
@@ -146,7 +134,8 @@ int main(int argc, char** argv) {
       else
         write_file(options.json, text);
     }
-    if (!options.rankfile.empty()) write_rankfile(runs.front(), options.rankfile);
+    if (!options.rankfile.empty())
+      write_rankfile(runs.front(), summaries.front(), options.rankfile);
   } catch (const ReportError& e) {
     std::fprintf(stderr, "mcm-report: %s\n", e.what());
     return kExitUnreadable;

@@ -22,6 +22,9 @@ options:
   --rankfile FILE  write an Open MPI rankfile of a better placement of the first run's
                    ranks (same ranks per VM; Scotch's mapping, then local improvements);
                    use it with mcmrun --rankfile FILE
+  --paths TOPO     the probe's table (mcm-probe's topo.yaml) for the report's latency
+                   matrix and the placement's path costs (default: the table the run's
+                   daemons were given with mcmrun --paths, if it is still there)
   -q, --quiet      no summary of each run on the terminal (the comparison of
                    several runs is still printed)
   -h, --help       this text
@@ -56,6 +59,7 @@ ReportOptions parse_report_options(const std::vector<std::string>& words) {
   add_read_option(app, "--html", text(o.html, "--html"));
   add_read_option(app, "--json", text(o.json, "--json"));
   add_read_option(app, "--rankfile", text(o.rankfile, "--rankfile"));
+  add_read_option(app, "--paths", text(o.paths, "--paths"));
   std::vector<std::string> rest;
   try {
     rest = parse_words(app, words);

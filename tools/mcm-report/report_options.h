@@ -19,6 +19,7 @@ struct ReportOptions {
   bool no_html = false;  ///< --no-html
   std::string json;      ///< --json FILE, "-": standard output; empty: none
   std::string rankfile;  ///< --rankfile FILE: the better placement of the (first) run
+  std::string paths;     ///< --paths TOPO: the probe table (default: the run's own)
   bool quiet = false;    ///< --quiet: no per-run summary on the terminal
   bool help = false, version = false;
 };

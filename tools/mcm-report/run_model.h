@@ -74,6 +74,7 @@ struct Run {
   int rank_count = 0;
   std::vector<RankInfo> ranks;
   std::vector<std::string> vm_names;  ///< by VM index (the daemons' names)
+  std::string paths_file;  ///< the probe table the daemons used (mcmrun --paths), or empty
   /// pairs[from][to], rank_count x rank_count.
   std::vector<std::vector<PairInfo>> pairs;
   std::vector<PathChange> changes;

@@ -288,6 +288,7 @@ Run read_run(const std::string& directory, const Progress& progress) {
         names.push_back(n.is_string() ? n.get<std::string>() : "");
       if (names.size() > run.vm_names.size()) run.vm_names = names;
     }
+    if (f.kind == Kind::daemon && run.paths_file.empty()) run.paths_file = text(f.header, "paths");
   }
   run.ranks.assign(static_cast<size_t>(run.rank_count), RankInfo{});
   run.pairs.assign(static_cast<size_t>(run.rank_count),

@@ -4,7 +4,7 @@
 
 namespace mcm::report {
 
-RunSummary summarize(const Run& run, const FindingRules& rules) {
+RunSummary summarize(const Run& run, const FindingRules& rules, const std::string& paths) {
   RunSummary s;
   s.wall_s = run.wall_s();
   s.ranks = run.rank_count;
@@ -33,7 +33,8 @@ RunSummary summarize(const Run& run, const FindingRules& rules) {
       }
     }
   for (const PathChange& c : run.changes) (c.kind == "switch" ? s.switches : s.returns) += 1;
-  s.findings = find_problems(run, rules);
+  s.table = load_probe_table(run, paths, &s.table_note);
+  s.findings = find_problems(run, rules, s.table ? &*s.table : nullptr);
   return s;
 }
 

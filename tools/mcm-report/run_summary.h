@@ -3,10 +3,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "findings.h"
+#include "probe_table.h"
 #include "run_model.h"
 
 namespace mcm::report {
@@ -23,8 +25,11 @@ struct RunSummary {
   int switches = 0, returns = 0;
   std::uint64_t detoured_messages = 0;
   std::vector<Finding> findings;
+  std::optional<ProbeTable> table;  ///< the probe's table, when there is one...
+  std::string table_note;           ///< ...or why not
 };
 
-RunSummary summarize(const Run& run, const FindingRules& rules = {});
+/// `paths`: the probe table to use (empty: the one the run's daemons used, if any).
+RunSummary summarize(const Run& run, const FindingRules& rules = {}, const std::string& paths = "");
 
 }  // namespace mcm::report

@@ -52,6 +52,9 @@ std::string terminal_summary(const Run& run, const RunSummary& s) {
   for (const PathChange& c : run.changes)
     out += fmt::format("               {:7.1f} s  {} {} -> {}: {} -> {}\n", c.t, c.kind, c.from_vm,
                        c.to_vm, path_name(c.from_via), path_name(c.to_via));
+  out +=
+      fmt::format("  probe table: {}\n",
+                  s.table ? s.table->file + " (its latencies in the HTML report)" : s.table_note);
   out += fmt::format("  migrations:  {}\n", run.migrations.size());
   for (const Migration& m : run.migrations)
     out += fmt::format("               {:7.1f} s  {} (domain {}) moved to {}\n", m.t, m.vm,
