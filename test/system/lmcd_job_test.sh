@@ -102,6 +102,9 @@ check "vm3's daemon registered with h3's lmcd and measured its paths again" \
   bash -c "grep -q 'vm3 registered with the lmcd of h3' '$vm3_log' && grep -q 'base latencies measured again' '$vm3_log'"
 check "vm3 runs on h3 now ($(cat /run/mcm-testbed/placement/vm3))" [ "$(cat /run/mcm-testbed/placement/vm3)" = h3 ]
 check "no second decision ($(decisions))" [ "$(decisions)" -eq 1 ]
+"$BUILD/bin/mcm-report" -q --no-html --json "$work/dc.json" "$work/logs-dc" >/dev/null 2>&1
+moved=$(python3 -c "import json, sys; print(' '.join(m['vm'] + '->' + m['to_host'] for m in json.load(open(sys.argv[1]))['runs'][0]['migrations']))" "$work/dc.json" 2>/dev/null)
+check "the run's records have the move, and mcm-report lists it (${moved:-none})" [ "$moved" = "vm3->h3" ]
 
 "$TESTBED" down >/dev/null 2>&1
 left=$(pgrep -x lmcd; ip netns list | grep '^mcm-')

@@ -73,8 +73,8 @@ check "...and no late sender" \
   json_check "$work/cg.json" "not any(f['kind'] == 'late sender' for f in s['findings'])"
 check "the switch to a detour is in the records" \
   json_check "$work/cg.json" "s['switches'] >= 1"
-check "the report shows the probe's latencies the daemons were given (mcmrun --paths)" \
-  grep -q "The probe's latencies ($work/topo.yaml)" "$work/cg-congested/report.html"
+check "the report shows the matrices of the probe table the daemons were given (mcmrun --paths)" \
+  grep -q "The probe's matrices ($work/topo.yaml)" "$work/cg-congested/report.html"
 
 # --- a bad placement ----------------------------------------------------------------
 # CG on a 2x4 grid of ranks: mapped round-robin over the VMs, every pair that exchanges

@@ -34,6 +34,9 @@ std::string seconds(double s) {
 std::string bytes_text(double b) {
   return megabytes(b);
 }
+std::string count_text(double n) {
+  return fmt::format("{:.0f}", n);
+}
 std::string microseconds(double us) {
   return us >= 1000 ? fmt::format("{:.1f} ms", us / 1000) : fmt::format("{:.0f} µs", us);
 }
@@ -96,9 +99,14 @@ std::string run_html(const Run& run, const RunSummary& s, int index) {
     std::vector<std::vector<double>> latency = s.table->latency_us;
     for (auto& row : latency)
       for (double& v : row) v = std::isnan(v) ? 0 : v;
-    out += fmt::format("<h3>The probe's latencies ({})</h3>\n", escape(s.table->file));
+    out += fmt::format("<h3>The probe's matrices ({})</h3>\n<div class=\"pictures\">\n",
+                       escape(s.table->file));
     out += heatmap_svg(fmt::format("One-way latency at {} bytes before the run", s.table->size),
                        run.vm_names, latency, microseconds);
+    if (!s.table->sensibility.empty())
+      out += heatmap_svg("Sensibility: floods of other paths that slowed it", run.vm_names,
+                         s.table->sensibility, count_text);
+    out += "</div>\n";
   }
 
   std::vector<std::string> rank_labels;

@@ -36,9 +36,16 @@ std::optional<ProbeTable> load_probe_table(const Run& run, const std::string& fi
     for (std::size_t a = 0; a < n; ++a)
       for (std::size_t b = 0; b < n; ++b)
         if (a != b && s >= 0)
-          table.latency_us[a][b] = t.latency_us[static_cast<std::size_t>(s)]
-                                               [static_cast<std::size_t>(index[a])]
-                                               [static_cast<std::size_t>(index[b])];
+          table.latency_us[a][b] =
+              t.latency_us[static_cast<std::size_t>(s)][static_cast<std::size_t>(index[a])]
+                          [static_cast<std::size_t>(index[b])];
+    if (t.sensibility) {
+      table.sensibility.assign(n, std::vector<double>(n, 0));
+      for (std::size_t a = 0; a < n; ++a)
+        for (std::size_t b = 0; b < n; ++b)
+          table.sensibility[a][b] = (*t.sensibility)[static_cast<std::size_t>(index[a])]
+                                                    [static_cast<std::size_t>(index[b])];
+    }
     if (!t.beta_bytes_per_us.empty()) {
       table.byte_cost.assign(n, std::vector<double>(n, 0));
       double sum = 0;

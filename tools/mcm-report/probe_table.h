@@ -19,6 +19,9 @@ struct ProbeTable {
   /// Per byte from VM to VM (1/beta, normalised to a mean of 1 between VMs; 0 within).
   /// Empty when the table has no fit.
   std::vector<std::vector<double>> byte_cost;
+  /// The sensibility matrix in the run's VM order (thesis Algorithm 1: how many floods of
+  /// other paths slowed this one); empty when the probe ran with --quick.
+  std::vector<std::vector<double>> sensibility;
 };
 
 /// The table `file` (empty: the one the run's daemons used, if they said so and it is
