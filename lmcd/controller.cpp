@@ -225,7 +225,7 @@ void Controller::broadcast_status(const Verdict& v, const LinkView& link) {
   s.destination_congested = v.congested;
   s.migrating = migrating_;
   std::vector<double> excess;
-  for (const auto& g : v.guests) excess.push_back(g.median_excess_us);
+  for (const auto& g : v.guests) excess.push_back(g.current_excess_us);
   std::sort(excess.begin(), excess.end());
   s.incoming_excess_us = excess.empty() ? 0 : excess[excess.size() / 2];
   s.link_queued = link.state == LinkView::State::queued;

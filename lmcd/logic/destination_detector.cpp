@@ -29,13 +29,14 @@ GuestView DestinationDetector::view_of(const control::IncomingReport& report, do
   using Zone = control::SourceState::Zone;
   GuestView view;
   view.domain = report.domain;
-  std::vector<double> excess;
+  std::vector<double> excess, current;
   for (const auto& s : report.sources) {
     if (s.zone == Zone::unknown) continue;
     ++view.sources;
     if (counts_now(s)) {
       ++view.against_host;
       excess.push_back(s.excess_us);
+      current.push_back(s.excess_us);
       continue;
     }
     const auto held = held_.find({report.domain, s.source});
@@ -47,6 +48,7 @@ GuestView DestinationDetector::view_of(const control::IncomingReport& report, do
   view.suffers = view.sources > 0 &&
                  view.against_host > config_.source_fraction * static_cast<double>(view.sources);
   view.median_excess_us = median(excess);
+  view.current_excess_us = median(current);
   return view;
 }
 

@@ -58,6 +58,10 @@ struct GuestView {
   int against_host = 0;  ///< ...counting against the host
   bool suffers = false;
   double median_excess_us = 0;  ///< over the sources counting against the host (0: none)
+  /// ...over those counting in this report, the held ones left out (0: none): what the
+  /// host tells its peers as its incoming excess (a target's ranking follows its state
+  /// now, not the hold that smooths a decision).
+  double current_excess_us = 0;
 };
 
 struct Verdict {

@@ -364,4 +364,17 @@ TEST_CASE("lmcd detector: a source that flickers under a standing queue keeps co
                        src("vm4", Zone::low)}),
            11);
   CHECK_FALSE(d.evaluate(11).condition_now);
+  // What the host tells its peers is its excess now: a held source adds nothing to it.
+  DestinationDetector e(DetectorConfig{0.5, 500, 0.5, 1, 3.0, 2.0, 2.5});
+  e.report(
+      rep("vm3", {src("vm1", Zone::low, 3000), src("vm2", Zone::low, 2000), src("vm4", Zone::low)}),
+      0);
+  e.report(
+      rep("vm3", {src("vm1", Zone::low, 0), src("vm2", Zone::low, 2000), src("vm4", Zone::low)}),
+      1);
+  const Verdict held = e.evaluate(1);
+  REQUIRE(held.guests.size() == 1);
+  CHECK(held.guests[0].against_host == 2);
+  CHECK(held.guests[0].median_excess_us > 2000);
+  CHECK(held.guests[0].current_excess_us == 2000);
 }
