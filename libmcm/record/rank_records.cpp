@@ -11,12 +11,6 @@
 namespace mcm::shim {
 namespace {
 
-std::string host_name() {
-  char name[256] = {};
-  if (gethostname(name, sizeof name - 1) != 0) return "";
-  return name;
-}
-
 nlohmann::json counters(const engine::Engine& engine) {
   const engine::Engine::Counters& c = engine.counters();
   return {{"messages_sent", c.messages_sent},
@@ -50,7 +44,7 @@ void write_rank_records(const std::string& dir, const Layout& layout, const char
   const std::string path = dir + "/rank-" + std::to_string(my_app_rank) + ".jsonl";
   records::Writer out(path, {{"program", "libmcm"},
                              {"t", started_at},
-                             {"host", host_name()},
+                             {"host", records::host_name()},
                              {"pid", static_cast<long>(getpid())},
                              {"mode", mode},
                              {"rank", my_app_rank},

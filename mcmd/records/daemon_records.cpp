@@ -4,16 +4,6 @@
 #include <unistd.h>
 
 namespace mcm::daemon {
-namespace {
-
-std::string host_name() {
-  char name[256] = {};
-  if (gethostname(name, sizeof name - 1) != 0) return "";
-  return name;
-}
-
-}  // namespace
-
 DaemonRecords::DaemonRecords(const std::string& dir, int vm, std::vector<std::string> vm_names,
                              const std::string& mode, const std::string& paths,
                              std::shared_ptr<spdlog::logger> log)
@@ -21,7 +11,7 @@ DaemonRecords::DaemonRecords(const std::string& dir, int vm, std::vector<std::st
   const std::string& me = names_[static_cast<size_t>(vm)];
   out_ = records::Writer(dir + "/mcmd-vm" + std::to_string(vm) + ".jsonl",
                          {{"program", "mcmd"},
-                          {"host", host_name()},
+                          {"host", records::host_name()},
                           {"pid", static_cast<long>(getpid())},
                           {"mode", mode},
                           {"vm", vm},

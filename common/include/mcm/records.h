@@ -31,6 +31,9 @@ inline constexpr int kVersion = 1;
 /// else Open MPI's job namespace (PMIX_NAMESPACE), else "unknown".
 std::string run_id_from_environment();
 
+/// This machine's host name (gethostname()), for the headers; empty if unknown.
+std::string host_name();
+
 /// A record file being written. Not thread-safe. Failing to open or write it never
 /// stops the program: error() says why, and later records are dropped.
 class Writer {

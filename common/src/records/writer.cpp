@@ -1,3 +1,5 @@
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -7,6 +9,12 @@
 #include "mcm/records.h"
 
 namespace mcm::records {
+
+std::string host_name() {
+  char name[256] = {};
+  if (gethostname(name, sizeof name - 1) != 0) return "";
+  return name;
+}
 
 std::string run_id_from_environment() {
   for (const char* name : {"MCM_RUN_ID", "PMIX_NAMESPACE"})
