@@ -14,11 +14,10 @@ namespace mcm::report {
 struct RankInfo {
   bool present = false;  ///< its file was read
   int vm = -1;
-  std::string host;
   double wall_s = 0;         ///< MPI_Init to MPI_Finalize
   double outside_mpi_s = 0;  ///< computing (libmcm's estimate)...
   bool engine = false;       ///< ...known: the engine ran (modes relay, adaptive), waits too
-  std::uint64_t messages_sent = 0, bytes_sent = 0, late_messages = 0, detoured_messages = 0;
+  std::uint64_t detoured_messages = 0;
 };
 
 /// Traffic and waits between two ranks (from, to): what `from` sent to `to`, and how long

@@ -148,9 +148,6 @@ class Reader {
       info.wall_s = number(r, "wall_s");
       info.outside_mpi_s = number(r, "outside_mpi_s");
       info.engine = r.contains("outside_mpi_s");
-      info.messages_sent = count(r, "messages_sent") + count(r, "native_sends");
-      info.bytes_sent = count(r, "bytes_sent");
-      info.late_messages = count(r, "late_messages");
       info.detoured_messages = count(r, "detoured_messages");
       return true;
     }
@@ -300,7 +297,6 @@ Run read_run(const std::string& directory, const Progress& progress) {
     RankInfo& info = run.ranks[static_cast<size_t>(r)];
     info.present = true;
     info.vm = integer(f.header, "vm");
-    info.host = text(f.header, "host");
   }
   std::uint64_t total = 0, done = 0;
   for (const File& f : mine) total += f.bytes;
