@@ -37,8 +37,13 @@ bool Engine::improbe(int source, int tag, const Context& c, MPI_Message* message
   const auto* found = matcher_.peek(Pattern{c.id, source, tag});
   if (found == nullptr && adaptive_) {  // a native message: MPI_Mrecv passes it to MPI
     int flag = 0;
-    PMPI_Improbe(source, tag, c.comm, &flag, message, status);
-    return flag != 0;
+    MPI_Status native;
+    PMPI_Improbe(source, tag, c.comm, &flag, message, &native);
+    if (!flag) return false;
+    if (status != MPI_STATUS_IGNORE) *status = native;
+    native_matched(c, native.MPI_SOURCE);  // taken out of MPI's matching (rule 10)
+    match_released();
+    return true;
   }
   if (found == nullptr) return false;
   Message* m = found->first;
@@ -77,12 +82,15 @@ void Engine::on_frame(const protocol::Envelope& e, const char* payload) {
   if (e.kind == protocol::kFlush) {
     Message* marker = new Message;
     marker->envelope = e;
-    const Arrival a{e.context, e.source, e.source_in_comm, e.tag, e.seq, /*marker=*/true};
+    Arrival a{e.context, e.source, e.source_in_comm, e.tag, e.seq, e.natives_before};
+    a.marker = true;
     for (const auto& [message, arrival] : matcher_.arrive(marker, a)) match(message, arrival);
     return;
   }
   if (e.kind == protocol::kRouteUpdate) {
-    frames_.set_through_daemons(e.tag, (e.flags & protocol::kFlagThroughDaemons) != 0, e.via);
+    const bool through = (e.flags & protocol::kFlagThroughDaemons) != 0;
+    frames_.set_through_daemons(e.tag, through, e.via);
+    if (e.tag >= 0 && e.tag < layout_->daemon_count) detours_.route_changed(e.tag, through);
     ++counters_.route_updates;
     return;
   }
@@ -106,7 +114,7 @@ void Engine::on_frame(const protocol::Envelope& e, const char* payload) {
     } else {
       note_arrival(m, e);
     }
-    const Arrival a{e.context, e.source, e.source_in_comm, e.tag, e.seq};
+    const Arrival a{e.context, e.source, e.source_in_comm, e.tag, e.seq, e.natives_before};
     for (const auto& [message, arrival] : matcher_.arrive(m, a)) match(message, arrival);
     return;
   }
@@ -153,6 +161,10 @@ void Engine::store(Message* m, const protocol::Envelope& e, const char* payload)
 }
 
 void Engine::bind(Op* op, Message* m) {
+  if (m->taken != MPI_MESSAGE_NULL) {
+    receive_taken(op, m);
+    return;
+  }
   op->message = m;
   m->receive = op;
   if (op->target.base != nullptr && !m->data.empty()) {

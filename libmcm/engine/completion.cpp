@@ -55,6 +55,8 @@ bool Engine::progress() {
   bool moved = frames_.poll([this](const protocol::Envelope& e, const char* p) { on_frame(e, p); },
                             [this](Op* op) { on_sent(op); });
   if (!natives_.empty()) moved = poll_natives() || moved;
+  match_released();
+  if (!epochs_.empty()) moved = take_owed_natives() || moved;
   note_frames_waiting();
   last_progress_end_ = in_mpi_until_ = mcm::wall_seconds();
   late_.poll(last_progress_end_);

@@ -99,7 +99,8 @@ int ContextRegistry::delete_attr(MPI_Comm, int, void* value, void* extra) {
   Guard guard(*self->lock_);  // MPI_Comm_free may come from any application thread
   self->by_id_.erase(context->id);
   for (const PeerSendState& peer : context->send_state)
-    if (peer.flushing) progress_hook::flush_end();  // its acknowledgement has no one to find
+    if (peer.route.flushing())
+      progress_hook::flush_end();  // its acknowledgement has no one to find
   delete context;
   return MPI_SUCCESS;
 }

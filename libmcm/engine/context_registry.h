@@ -30,20 +30,16 @@
 
 #include "engine/context_ids.h"
 #include "engine/fair_lock.h"
+#include "engine/peer_route.h"
 
 namespace mcm::engine {
 
 struct Op;
 
 /// Mode adaptive: how this rank sends to one peer of a communicator on another VM
-/// (frames.h rules 9-11). Native while the pair is healthy; a fence, then frames, while it
-/// is detoured; held back, from the flush until its acknowledgement, while it returns.
+/// (peer_route.h), and the sends held while a flush is out (frames.h rule 11).
 struct PeerSendState {
-  std::uint64_t natives = 0;         ///< messages sent natively (fences included)
-  std::uint64_t fenced_through = 0;  ///< natives known matched or queued at the peer
-  bool framing = false;              ///< in an epoch: messages go as frames
-  bool flushing = false;             ///< a kFlush is out: messages wait in `held` for its kFlushAck
-  std::uint64_t flush_generation = 0;
+  PeerRoute route;
   std::deque<Op*> held;  ///< sends waiting for the kFlushAck, in order
 };
 

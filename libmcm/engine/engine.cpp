@@ -41,6 +41,10 @@ void Engine::start(const mcm::Layout& layout, std::size_t chunk_bytes, bool adap
   multithreaded_ = provided == MPI_THREAD_MULTIPLE;
   blocking_ = adaptive_ && !multithreaded_;
   frames_.start(layout, chunk_bytes, doorbell_, mcm::mpi_transport(), adaptive_);
+  detours_ = DetourTally();
+  if (adaptive_)  // the initial routes (frames.h rule 7)
+    for (int vm = 0; vm < layout.daemon_count; ++vm)
+      if (frames_.through_daemons(vm)) detours_.route_changed(vm, true);
   late_.start(layout, doorbell_, mcm::mpi_transport());
   reporting_ = layout.local_daemon >= 0;
   last_progress_end_ = gap_start_ = gap_end_ = in_mpi_until_ = started_at_ = mcm::wall_seconds();
@@ -86,13 +90,22 @@ void Engine::stop() {
 }
 
 void Engine::report_gaps() const {
-  for (const auto& gap : matcher_.gaps())
+  for (const auto& gap : matcher_.gaps()) {
+    if (gap.missing_natives > 0) {
+      std::fprintf(stderr,
+                   "libmcm: error: world rank %d at MPI_Finalize: %zu message(s) from world rank "
+                   "%d (context %d) arrived but were never delivered: they wait for %u message(s) "
+                   "it sent natively before them, which were never received\n",
+                   layout_->world_rank, gap.waiting, gap.sender, gap.context, gap.missing_natives);
+      continue;
+    }
     std::fprintf(stderr,
                  "libmcm: error: world rank %d at MPI_Finalize: %zu message(s) from world rank %d "
                  "(context %d) arrived but were never delivered: they wait for its message "
                  "number %llu, which never came\n",
                  layout_->world_rank, gap.waiting, gap.sender, gap.context,
                  static_cast<unsigned long long>(gap.missing_seq));
+  }
 }
 
 // ---- starting operations ---------------------------------------------------------------
@@ -147,9 +160,7 @@ void Engine::send_by(Op* op, Context* c, SendPath path) {
   }
   op->source = c->my_rank;
   op->status_tag = op->tag;
-  if (path == SendPath::fence) {
-    send_fence(op, *c);
-  } else if (path == SendPath::hold) {
+  if (path == SendPath::hold) {
     hold(op, peer_state(*c, op->peer));
   } else {
     send_native(op);
@@ -178,11 +189,16 @@ void Engine::send_frames(Op* op, const Context& c, const void* buf) {
   e.tag = op->tag;
   e.seq = next_seq_[(static_cast<std::uint64_t>(e.destination) << 32) |
                     static_cast<std::uint32_t>(c.id)]++;
+  e.natives_before = natives_before(c, op->peer);
   e.msg_id = op->msg_id = next_msg_id_++;
   e.message_bytes = layout.bytes;
   e.t_send = mcm::wall_seconds();
   op->bytes = layout.bytes;
   op->frames_in_flight = send_message(e, payload, op);
+  if (adaptive_) {
+    const int vm = layout_->vm_of_world_rank[static_cast<size_t>(e.destination)];
+    if (frames_.through_daemons(vm)) detours_.relayed(vm);
+  }
   ++counters_.messages_sent;
   counters_.bytes_sent += layout.bytes;
   counters_.frames_sent += static_cast<std::uint64_t>(op->frames_in_flight);

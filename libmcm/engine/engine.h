@@ -26,10 +26,12 @@
 
 #include <mpi.h>
 
+#include <deque>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "engine/context_registry.h"
+#include "engine/detour_tally.h"
 #include "engine/fair_lock.h"
 #include "engine/frame_io.h"
 #include "engine/late_arrivals.h"
@@ -68,7 +70,7 @@ class Engine {
   /// How the next message to `peer` of `c` travels (mode adaptive: frames.h rules 9-11;
   /// otherwise always frames). Deciding is part of sending: a native decision counts the
   /// message as sent natively, and leaving a detour sends the flush.
-  enum class SendPath { native, fence, frames, hold };
+  enum class SendPath { native, frames, hold };
   SendPath send_path(Context& c, int peer);
   /// Whether waits block inside MPI (block()): mode adaptive, single-threaded, and
   /// nothing travels through the daemons to or from this rank. Otherwise waits poll and
@@ -147,14 +149,16 @@ class Engine {
     /// each reported to its source VM's daemon (mcm/protocol/runtime_messages.h).
     std::uint64_t late_messages = 0;
     std::uint64_t route_updates = 0;  ///< kRouteUpdate frames from the daemon (adaptive)
-    /// Mode adaptive: messages sent natively (healthy pairs and fences; not counted in
-    /// messages_sent), fences among them, natives taken out of MPI at an epoch's start,
-    /// and flushes sent.
-    std::uint64_t native_sends = 0, fences = 0, natives_taken = 0, flushes = 0;
+    /// Mode adaptive: messages sent natively (healthy pairs; not counted in
+    /// messages_sent), natives taken out of MPI's queue for a frame that waited for them
+    /// (frames.h rule 10), and flushes sent.
+    std::uint64_t native_sends = 0, natives_taken = 0, flushes = 0;
   };
   const Counters& counters() const { return counters_; }
   /// Messages sent straight to another VM's daemon (direct detours, mcm/protocol/frames.h rule 7).
   std::uint64_t detoured_messages() const { return frames_.detoured_messages(); }
+  /// Mode adaptive: per detour, whether this rank's messages to its VM left through the daemons.
+  const DetourTally& detours() const { return detours_; }
   /// Late-message records handed to MPI for the source daemons (== late_messages after
   /// stop()).
   std::uint64_t late_acks_sent() const { return late_.sent(); }
@@ -183,8 +187,8 @@ class Engine {
   /// Sends op's message the way send_path() chose (frames: also MPI_PROC_NULL, or a
   /// communicator gone, `c` null).
   void send_by(Op* op, Context* c, SendPath path);
-  /// The message of `op` as a fence (frames.h rule 10).
-  void send_fence(Op* op, Context& c);
+  /// What a frame to `peer` of `c` carries as natives_before (frames.h rule 10).
+  std::uint32_t natives_before(const Context& c, int peer) const;
   /// Sends a kFlush to `peer` of `c` (frames.h rule 11).
   void send_flush(Context& c, int peer, PeerSendState& state);
   /// Holds the message of `op` until the flush is answered (frames.h rule 11).
@@ -202,7 +206,7 @@ class Engine {
   };
   WaitSetEnds fill_wait_set(const MPI_Request* extras, int n);
 
-  // Native requests the engine watches (backings, fences, persistent natives).
+  // Native requests the engine watches (backings, persistent and held natives).
   void watch(Op* op);
   void unwatch(Op* op);
   bool poll_natives();
@@ -213,7 +217,19 @@ class Engine {
   /// Matches `m` now (Matcher::offer) and binds it, or handles the flush it is; a
   /// receive found taken (unback()) passes it on to the next receive that accepts it.
   void match(Message* m, const Arrival& a);
+  /// The first frame of a sender on a context: blocking waits stop until its flush.
   void open_epoch(const protocol::Envelope& e);
+  /// A native from `source` (rank in `c`) was matched: frames that waited for it become
+  /// matchable (frames.h rule 10). They are matched by match_released(), never inside
+  /// another match.
+  void native_matched(const Context& c, int source);
+  /// Matches the frames that native_matched() released, in order.
+  void match_released();
+  /// Takes the natives that waiting frames owe out of MPI's unexpected queue (rule 10).
+  /// True when it took any.
+  bool take_owed_natives();
+  /// Binds `op` to a native taken out of MPI's queue: PMPI_Imrecv into its buffer, watched.
+  void receive_taken(Op* op, Message* m);
   void on_flush(Message* marker);
   void on_flush_ack(const protocol::Envelope& e);
   void post_receive(Op* op);
@@ -262,6 +278,8 @@ class Engine {
   std::vector<int> done_indices_;
   std::vector<MPI_Status> done_statuses_;
   std::unordered_set<std::uint64_t> epochs_;  ///< (sender world rank << 32 | context)
+  /// Frames released by native_matched(), not matched yet (match_released()).
+  std::deque<std::pair<Message*, Arrival>> released_;
   int framing_ = 0;  ///< peers this rank sends frames to (PeerSendState::framing)
   const mcm::Layout* layout_ = nullptr;
   FairLock mutex_;
@@ -299,6 +317,7 @@ class Engine {
   std::unordered_map<std::uint64_t, std::uint64_t> next_seq_;  ///< (dest << 32 | ctx)
   std::uint64_t next_msg_id_ = 1;
   int detached_ = 0;
+  DetourTally detours_;
   Counters counters_;  ///< operations the application released before they finished
 };
 

@@ -7,7 +7,10 @@
 //    arrivals (a later message that took a faster route) are held until the gap fills;
 //  * an arriving message matches the oldest posted receive that accepts it;
 //  * a new receive matches the oldest unexpected message it accepts;
-//  * MPI_ANY_SOURCE and MPI_ANY_TAG accept any source or tag (never a negative tag).
+//  * MPI_ANY_SOURCE and MPI_ANY_TAG accept any source or tag (never a negative tag);
+//  * a framed message is offered only after the natives its sender sent before it were
+//    matched (frames.h rule 10): the engine tells native_matched() of each, and takes
+//    the natives waiting_for_natives() names out of MPI's queue.
 // Cost: O(posted + unexpected) per operation on the context concerned.
 #pragma once
 
@@ -15,6 +18,7 @@
 #include <deque>
 #include <map>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -27,6 +31,9 @@ struct Arrival {
   int source = -1;  ///< the sender's rank as the receiver sees it (MPI_SOURCE)
   int tag = 0;
   std::uint64_t seq = 0;
+  /// Natives the sender sent this receiver on this context before it, mod 2^32 (frames.h
+  /// rule 10; 0 for natives and in mode relay).
+  std::uint32_t natives_before = 0;
   /// A flush (frames.h rule 11): takes its place in the order, matches no receive, and is
   /// handed back by arrive() once every message before it was.
   bool marker = false;
@@ -48,24 +55,47 @@ class Matcher {
   using Ready = std::deque<std::pair<Message*, Arrival>>;
 
   /// A message's first frame arrived. Returns the messages that became matchable
-  /// (possibly none, when the message is early), in order. The caller offers them one at
-  /// a time (offer()): a receive it is given may turn out to be taken already (its native
-  /// backing matched first) and the message then goes to the next one, ahead of the
-  /// sender's later messages; deciding all of them at once here put it behind them.
+  /// (possibly none, when the message is early or waits for natives), in order. The
+  /// caller offers them one at a time (offer()): a receive it is given may turn out to be
+  /// taken already (its native backing matched first) and the message then goes to the
+  /// next one, ahead of the sender's later messages; deciding all of them at once here
+  /// put it behind them.
   Ready arrive(Message* m, const Arrival& a) {
     Ready out;
-    auto& expected = next_seq_[key(a)];
-    if (a.seq != expected) {
-      early_[key(a)].emplace(a.seq, std::make_pair(m, a));
+    Stream& s = streams_[key(a)];
+    if (a.seq != s.next_seq || owed(s, a) > 0) {
+      s.early.emplace(a.seq, std::make_pair(m, a));
+      if (a.seq == s.next_seq) waiting_.insert(key(a));
       return out;
     }
     out.emplace_back(m, a);
-    ++expected;
-    auto& held = early_[key(a)];
-    for (auto it = held.find(expected); it != held.end(); it = held.find(expected)) {
-      out.push_back(it->second);
-      held.erase(it);
-      ++expected;
+    ++s.next_seq;
+    release(key(a), s, out);
+    return out;
+  }
+
+  /// A native of `sender` on `context` was matched, by MPI or by offer() after the engine
+  /// took it out of MPI's queue (frames.h rule 10). Returns the framed messages that
+  /// became matchable, in order, as arrive() does.
+  Ready native_matched(int sender, int context) {
+    Ready out;
+    const Key k{sender, context};
+    Stream& s = streams_[k];
+    ++s.natives;
+    release(k, s, out);
+    return out;
+  }
+
+  /// The next message of each sender and context that waits for natives still in MPI
+  /// (frames.h rule 10), and how many it waits for: the engine takes these out of MPI's
+  /// queue. Empty on the common path (cost: none).
+  std::vector<std::pair<Arrival, std::uint32_t>> waiting_for_natives() const {
+    std::vector<std::pair<Arrival, std::uint32_t>> out;
+    for (const Key& k : waiting_) {
+      const Stream& s = streams_.at(k);
+      const auto it = s.early.find(s.next_seq);
+      if (it != s.early.end())
+        out.emplace_back(it->second.second, static_cast<std::uint32_t>(owed(s, it->second.second)));
     }
     return out;
   }
@@ -132,17 +162,19 @@ class Matcher {
   struct Gap {
     int sender = -1;
     int context = -1;
-    std::uint64_t missing_seq = 0;  ///< the message they wait for
-    std::size_t waiting = 0;        ///< how many wait
+    std::uint64_t missing_seq = 0;      ///< the message they wait for
+    std::size_t waiting = 0;            ///< how many wait
+    std::uint32_t missing_natives = 0;  ///< or: the natives the next one waits for (rule 10)
   };
   /// Every gap now (at MPI_Finalize, a gap is a message that never came).
   std::vector<Gap> gaps() const {
     std::vector<Gap> out;
-    for (const auto& [k, held] : early_) {
-      if (held.empty()) continue;
-      const auto next = next_seq_.find(k);
-      out.push_back(
-          Gap{k.first, k.second, next == next_seq_.end() ? 0 : next->second, held.size()});
+    for (const auto& [k, s] : streams_) {
+      if (s.early.empty()) continue;
+      const auto head = s.early.find(s.next_seq);
+      const std::int32_t natives = head == s.early.end() ? 0 : owed(s, head->second.second);
+      out.push_back(Gap{k.first, k.second, s.next_seq, s.early.size(),
+                        static_cast<std::uint32_t>(natives > 0 ? natives : 0)});
     }
     return out;
   }
@@ -162,8 +194,32 @@ class Matcher {
   };
   static Key key(const Arrival& a) { return {a.sender, a.context}; }
 
-  std::unordered_map<Key, std::uint64_t, KeyHash> next_seq_;
-  std::unordered_map<Key, std::map<std::uint64_t, std::pair<Message*, Arrival>>, KeyHash> early_;
+  /// One sender's messages on one context, as far as ordering goes.
+  struct Stream {
+    std::uint64_t next_seq = 0;  ///< the framed message to offer next
+    std::uint32_t natives = 0;   ///< natives matched, mod 2^32
+    std::map<std::uint64_t, std::pair<Message*, Arrival>> early;  ///< not offered yet
+  };
+  /// How many natives `a` still waits for (serial-number arithmetic; <= 0: none).
+  static std::int32_t owed(const Stream& s, const Arrival& a) {
+    return static_cast<std::int32_t>(a.natives_before - s.natives);
+  }
+  /// Appends to `out` the held messages of `s` that are now matchable, in order.
+  void release(const Key& k, Stream& s, Ready& out) {
+    for (auto it = s.early.find(s.next_seq); it != s.early.end(); it = s.early.find(s.next_seq)) {
+      if (owed(s, it->second.second) > 0) {
+        waiting_.insert(k);
+        return;
+      }
+      out.push_back(it->second);
+      s.early.erase(it);
+      ++s.next_seq;
+    }
+    waiting_.erase(k);
+  }
+
+  std::unordered_map<Key, Stream, KeyHash> streams_;
+  std::unordered_set<Key, KeyHash> waiting_;  ///< streams whose next message owes natives
   std::unordered_map<int, std::deque<std::pair<Receive*, Pattern>>> posted_;
   std::unordered_map<int, std::deque<std::pair<Message*, Arrival>>> unexpected_;
 };

@@ -1,7 +1,8 @@
 // Mode adaptive's native path (common/include/mcm/protocol/frames.h rules 9-11): the sender's
-// choice between native, fence and frames; the native requests the engine watches
-// (receive backings, fences, persistent natives); epochs and flushes; and waiting inside
-// MPI (block()).
+// choice between native, frames and holding (peer_route.h); the native requests the
+// engine watches (receive backings, persistent and held natives); the receiver's count of
+// natives and the frames that wait for them; epochs and flushes; and waiting inside MPI
+// (block()).
 #include <algorithm>
 
 #include "engine/engine.h"
@@ -12,22 +13,11 @@
 namespace mcm::engine {
 namespace {
 
-/// Sets p.flushing and keeps the progress hook's count of outstanding flushes with it:
-/// held sends complete for the caller, so MPI's progress must drive them (progress_hook.h).
-void set_flushing(PeerSendState& p, bool flushing) {
-  if (p.flushing == flushing) return;
-  p.flushing = flushing;
-  if (flushing)
-    progress_hook::flush_begin();
-  else
-    progress_hook::flush_end();
-}
-
-/// Whether a fenced or held send is copied and completes at once: as an eager send would
-/// (up to kFenceCopyBytes), and a buffered send always (MPI_Bsend completes locally).
+/// Whether a held send is copied and completes at once: as an eager send would (up to
+/// kHeldCopyBytes), and a buffered send always (MPI_Bsend completes locally).
 bool copied(const Op& op, std::size_t bytes) {
   return op.mode == SendMode::buffered ||
-         (op.mode != SendMode::synchronous && bytes <= protocol::kFenceCopyBytes);
+         (op.mode != SendMode::synchronous && bytes <= protocol::kHeldCopyBytes);
 }
 
 std::uint64_t epoch_key(int sender, int context) {
@@ -49,51 +39,42 @@ PeerSendState& Engine::peer_state(Context& c, int peer) {
   return c.send_state[static_cast<size_t>(peer)];
 }
 
+std::uint32_t Engine::natives_before(const Context& c, int peer) const {
+  const size_t i = static_cast<size_t>(peer);
+  return i < c.send_state.size() ? c.send_state[i].route.natives_before() : 0;
+}
+
 Engine::SendPath Engine::send_path(Context& c, int peer) {
   if (!adaptive_) return SendPath::frames;
   const int vm =
       layout_->vm_of_world_rank[static_cast<size_t>(c.world_of_peer[static_cast<size_t>(peer)])];
   if (vm == layout_->vm || vm < 0) return SendPath::native;  // never detoured
   PeerSendState& p = peer_state(c, peer);
-  if (!frames_.through_daemons(vm)) {
-    if (p.framing && !p.flushing) send_flush(c, peer, p);
-    if (p.flushing) return SendPath::hold;  // until the receiver closed the epoch
-    ++p.natives;
-    ++counters_.native_sends;
-    return SendPath::native;
-  }
-  if (p.flushing) {  // detoured again: that flush's answer is stale
-    set_flushing(p, false);
+  const bool detoured = frames_.through_daemons(vm);
+  if (detoured) detours_.sent(vm);
+  const PeerRoute::Step step = p.route.next(detoured);
+  if (step.began_framing) ++framing_;
+  if (step.release_held_as_frames) {
+    progress_hook::flush_end();
     release_held(c, p, /*as_frames=*/true);
   }
-  if (p.framing) return SendPath::frames;
-  if (p.natives > p.fenced_through) return SendPath::fence;
-  p.framing = true;
-  ++framing_;
+  if (step.flush) send_flush(c, peer, p);
+  switch (step.path) {
+    case PeerRoute::Path::native:
+      ++counters_.native_sends;
+      return SendPath::native;
+    case PeerRoute::Path::hold:
+      return SendPath::hold;  // until the receiver closed the epoch
+    case PeerRoute::Path::frames:
+      break;
+  }
   return SendPath::frames;
 }
 
-void Engine::send_fence(Op* op, Context& c) {
-  PeerSendState& p = peer_state(c, op->peer);
-  op->fence_index = ++p.natives;
-  ++counters_.native_sends;
-  ++counters_.fences;
-  op->native = Op::Native::fence;
-  const Layout1D layout = describe(op->buf, op->count, op->type);
-  if (copied(*op, layout.bytes)) {  // the data is copied and the send completes now
-    op->payload_copy = pack(op->buf, op->count, op->type);
-    PMPI_Issend(op->payload_copy.data(), static_cast<int>(op->payload_copy.size()), MPI_PACKED,
-                op->peer, op->tag, op->comm, &op->native_request);
-    op->user_done = true;
-    if (op->handle != MPI_REQUEST_NULL) PMPI_Grequest_complete(op->handle);
-  } else {
-    PMPI_Issend(op->buf, op->count, op->type, op->peer, op->tag, op->comm, &op->native_request);
-  }
-  watch(op);
-}
-
 void Engine::send_flush(Context& c, int peer, PeerSendState& p) {
-  set_flushing(p, true);
+  // Held sends complete for the caller, so MPI's progress must drive them until the
+  // answer (progress_hook.h counts the outstanding flushes).
+  progress_hook::flush_begin();
   protocol::Envelope e;
   e.kind = protocol::kFlush;
   e.source = layout_->world_rank;
@@ -102,7 +83,8 @@ void Engine::send_flush(Context& c, int peer, PeerSendState& p) {
   e.source_in_comm = c.my_rank;
   e.seq = next_seq_[(static_cast<std::uint64_t>(e.destination) << 32) |
                     static_cast<std::uint32_t>(c.id)]++;
-  e.msg_id = ++p.flush_generation;
+  e.msg_id = p.route.flush_generation();
+  e.natives_before = p.route.natives_before();
   e.t_send = mcm::wall_seconds();
   send_message(e, FrameIO::Payload{}, nullptr);
   ++counters_.flushes;
@@ -128,7 +110,7 @@ void Engine::release_held(Context& c, PeerSendState& p, bool as_frames) {
     if (as_frames) {
       start_send(op, &c);
     } else {
-      ++p.natives;
+      p.route.native_released();
       ++counters_.native_sends;
       send_native(op);
     }
@@ -151,46 +133,74 @@ void Engine::on_flush_ack(const protocol::Envelope& e) {
   Context* c = contexts_.find(e.context);
   if (c == nullptr || e.source_in_comm < 0 || e.source_in_comm >= c->peer_count()) return;
   PeerSendState& p = peer_state(*c, e.source_in_comm);
-  if (!p.flushing || p.flush_generation != e.msg_id) return;  // detoured again since
-  set_flushing(p, false);
-  p.framing = false;
+  if (!p.route.flush_acknowledged(e.msg_id)) return;  // detoured again since
+  progress_hook::flush_end();
   --framing_;
-  p.fenced_through = p.natives;  // nothing native is on the wire
   release_held(*c, p, /*as_frames=*/false);
 }
 
 // ---- the receiver's epochs ----------------------------------------------------------------
 
 void Engine::open_epoch(const protocol::Envelope& e) {
-  if (!epochs_.insert(epoch_key(e.source, e.context)).second) return;
-  Context* c = contexts_.find(e.context);
-  if (c == nullptr) return;
-  // Every native of this sender is matched or waits in MPI's queue (the fence): take the
-  // waiting ones now, ahead of the frames.
-  for (;;) {
-    int flag = 0;
-    MPI_Message handle;
-    MPI_Status status;
-    PMPI_Improbe(e.source_in_comm, MPI_ANY_TAG, c->comm, &flag, &handle, &status);
-    if (!flag) break;
-    int bytes = 0;
-    PMPI_Get_count(&status, MPI_BYTE, &bytes);
-    Message* m = new Message;
-    m->native = true;
-    m->envelope.source = e.source;
-    m->envelope.destination = layout_->world_rank;
-    m->envelope.context = e.context;
-    m->envelope.source_in_comm = e.source_in_comm;
-    m->envelope.tag = status.MPI_TAG;
-    m->envelope.message_bytes = static_cast<std::uint64_t>(bytes);
-    m->data.resize(static_cast<size_t>(bytes));
-    PMPI_Mrecv(m->data.data(), bytes, MPI_PACKED, &handle, MPI_STATUS_IGNORE);
-    m->received = m->envelope.message_bytes;
-    m->t_arrival = mcm::wall_seconds();
-    ++counters_.natives_taken;
-    const Arrival a{e.context, e.source, e.source_in_comm, status.MPI_TAG, 0};
+  epochs_.insert(epoch_key(e.source, e.context));
+}
+
+void Engine::native_matched(const Context& c, int source) {
+  if (source < 0 || source >= c.peer_count()) return;
+  auto ready = matcher_.native_matched(c.world_of_peer[static_cast<size_t>(source)], c.id);
+  released_.insert(released_.end(), ready.begin(), ready.end());
+}
+
+void Engine::match_released() {
+  while (!released_.empty()) {
+    const auto [m, a] = released_.front();
+    released_.pop_front();
     match(m, a);
   }
+}
+
+bool Engine::take_owed_natives() {
+  bool took = false;
+  for (const auto& [frame, owed] : matcher_.waiting_for_natives()) {
+    Context* c = contexts_.find(frame.context);
+    if (c == nullptr) continue;
+    // Every native before this frame is matched, queued in MPI or still on the wire:
+    // take the queued ones, oldest first, ahead of the frame.
+    for (std::uint32_t i = 0; i < owed; ++i) {
+      int flag = 0;
+      MPI_Message handle;
+      MPI_Status status;
+      PMPI_Improbe(frame.source, MPI_ANY_TAG, c->comm, &flag, &handle, &status);
+      if (!flag) break;
+      int bytes = 0;
+      PMPI_Get_count(&status, MPI_BYTE, &bytes);
+      Message* m = new Message;
+      m->native = true;
+      m->taken = handle;  // received when a receive matches it (receive_taken())
+      m->envelope.source = frame.sender;
+      m->envelope.destination = layout_->world_rank;
+      m->envelope.context = frame.context;
+      m->envelope.source_in_comm = frame.source;
+      m->envelope.tag = status.MPI_TAG;
+      m->envelope.message_bytes = static_cast<std::uint64_t>(bytes);
+      m->received = m->envelope.message_bytes;
+      m->t_arrival = mcm::wall_seconds();
+      ++counters_.natives_taken;
+      match(m, Arrival{frame.context, frame.sender, frame.source, status.MPI_TAG, 0});
+      native_matched(*c, frame.source);
+      took = true;
+    }
+  }
+  match_released();
+  return took;
+}
+
+void Engine::receive_taken(Op* op, Message* m) {
+  MPI_Message handle = m->taken;
+  delete m;
+  op->native = Op::Native::taken;
+  PMPI_Imrecv(op->buf, op->count, op->type, &handle, &op->native_request);
+  watch(op);
 }
 
 void Engine::on_flush(Message* marker) {
@@ -277,8 +287,8 @@ void Engine::on_native(Op* op, const MPI_Status& status, int error) {
   const Op::Native what = op->native;
   op->native = Op::Native::none;
   op->native_request = MPI_REQUEST_NULL;
-  if (what == Op::Native::backing) {
-    matcher_.cancel(op, op->context);
+  if (what == Op::Native::backing || what == Op::Native::taken) {
+    if (what == Op::Native::backing) matcher_.cancel(op, op->context);
     int bytes = 0;
     PMPI_Get_count(&status, MPI_BYTE, &bytes);
     op->source = status.MPI_SOURCE;
@@ -290,6 +300,7 @@ void Engine::on_native(Op* op, const MPI_Status& status, int error) {
       bool precise = true;
       received_.add(c->world_of_peer[static_cast<size_t>(status.MPI_SOURCE)], op->bytes,
                     arrival_now(&precise) - op->t_request);
+      if (what == Op::Native::backing) native_matched(*c, status.MPI_SOURCE);  // taken: counted
     }
     ++counters_.messages_received;
     counters_.bytes_received += op->bytes;
@@ -297,13 +308,6 @@ void Engine::on_native(Op* op, const MPI_Status& status, int error) {
     return;
   }
   op->error = error;
-  if (what == Op::Native::fence) {
-    std::vector<char>().swap(op->payload_copy);
-    if (Context* c = contexts_.find(op->context)) {
-      PeerSendState& p = peer_state(*c, op->peer);
-      p.fenced_through = std::max(p.fenced_through, op->fence_index);
-    }
-  }
   maybe_finish_send(op);  // frames_in_flight is 0: completes (or frees) the send
 }
 
@@ -339,6 +343,7 @@ int Engine::block(MPI_Request* extras, int n, MPI_Status* status, int* error) {
     natives_.erase(natives_.begin() + static_cast<std::ptrdiff_t>(k));
     native_ops_.erase(native_ops_.begin() + static_cast<std::ptrdiff_t>(k));
     on_native(op, done, rc);
+    match_released();
   } else {
     extra = index - static_cast<int>(natives_end);
     extras[extra] = wait_set_[static_cast<size_t>(index)];
@@ -393,6 +398,7 @@ int Engine::block_some(MPI_Request* extras, int n, int* which, MPI_Status* statu
     natives_.resize(keep);
     native_ops_.resize(keep);
     for (auto& [op, outcome] : natives_done_) on_native(op, outcome.first, outcome.second);
+    match_released();
   }
   if (frames_moved) progress();  // handles the frames or the finished sends
   return completed_extras;

@@ -52,16 +52,16 @@ struct Op {
   std::uint64_t bytes = 0;
   bool cancelled = false;
 
-  // The native path (frames.h rules 9-10): the MPI request behind this operation, if any.
-  // A receive's backing (PMPI_Irecv), a fence (PMPI_Issend) or a persistent request's
-  // native send; the engine watches it (Engine::natives_) and completes the operation
-  // from its status.
-  enum class Native { none, backing, fence, send };
+  // The native path (frames.h rules 9-11): the MPI request behind this operation, if any.
+  // A receive's backing (PMPI_Irecv), a receive of a native the engine took out of MPI's
+  // queue (PMPI_Imrecv: `taken`), or a native send the engine started itself (a
+  // persistent request's, a held one's); the engine watches it (Engine::natives_) and
+  // completes the operation from its status.
+  enum class Native { none, backing, taken, send };
   Native native = Native::none;
   MPI_Request native_request = MPI_REQUEST_NULL;
-  /// The payload copied (MPI_PACKED): a copied fence's, a held send's, a buffered send's.
+  /// The payload copied (MPI_PACKED): a held send's, a buffered send's.
   std::vector<char> payload_copy;
-  std::uint64_t fence_index = 0;  ///< a fence: its number among the natives to its peer
 
   // Persistent requests: the operation currently started, and whether MPI_Request_free
   // came while it was active.
@@ -78,7 +78,10 @@ struct Message {
   bool arrival_precise = true;  ///< t_arrival known to within 1 ms (see Engine::note_arrival)
   Op* receive = nullptr;        ///< the receive it matched
   bool probed = false;          ///< taken by MPI_Mprobe, waiting for MPI_Mrecv
-  bool native = false;          ///< taken out of MPI at an epoch's start (frames.h rule 11)
+  bool native = false;          ///< taken out of MPI's queue (frames.h rule 10)...
+  /// ...and not received yet: PMPI_Imrecv receives it once a receive matched it, so that
+  /// a synchronous sender completes only then, and the data lands in the user's buffer.
+  MPI_Message taken = MPI_MESSAGE_NULL;
   bool complete() const { return received >= envelope.message_bytes; }
 };
 

@@ -47,7 +47,7 @@ bool install(Engine& engine);
 void uninstall();
 void collective_begin();
 void collective_end();
-/// A peer's sends are held for a flush (PeerSendState::flushing): called under the lock.
+/// A peer's sends are held for a flush (PeerRoute::flushing): called under the lock.
 void flush_begin();
 void flush_end();
 /// Frames wait in the engine's lanes (FrameIO::frames_waiting): called under the lock.

@@ -23,10 +23,11 @@ nlohmann::json counters(const engine::Engine& engine) {
           {"path_acks_sent", engine.late_acks_sent()},
           {"route_updates", c.route_updates},
           {"native_sends", c.native_sends},
-          {"fences", c.fences},
           {"natives_taken", c.natives_taken},
           {"flushes", c.flushes},
-          {"detoured_messages", engine.detoured_messages()}};
+          {"detoured_messages", engine.detoured_messages()},
+          {"detours_with_sends", engine.detours().with_sends()},
+          {"detours_relayed", engine.detours().relayed_detours()}};
 }
 
 }  // namespace

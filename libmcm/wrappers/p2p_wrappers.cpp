@@ -219,7 +219,7 @@ int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int 
     return counted_send(
         PMPI_Sendrecv_replace(buf, count, type, dest, sendtag, source, recvtag, comm, status), comm,
         dest, count, type);
-  // The message leaves from a packed copy (a native or fenced send reads the user's buffer
+  // The message leaves from a packed copy (a native send reads the user's buffer
   // until it completes), so the receive may overwrite the buffer at once.
   const std::vector<char> copy =
       dest == MPI_PROC_NULL ? std::vector<char>() : mcm::engine::pack(buf, count, type);

@@ -119,7 +119,7 @@ void Runtime::flip(bool to_daemons) {
   for (int vm = 0; vm < n; ++vm) {
     if (vm == layout_.vm || selector_.pinned(vm)) continue;
     // Odd flips to the daemons take a detour through a third VM (the next one after the
-    // destination), so that detoured frames meet the fences and flushes too.
+    // destination), so that detoured frames meet the native counts and flushes too.
     if (flipped_ && flips_ % 2 == 1)
       for (int k = 1; k < n; ++k) {
         const int third = (vm + k) % n;

@@ -9,7 +9,7 @@
 //      mcmd/runtime/clock_offsets.h), so that the runtime can compare t_send and t_arrive
 //      stamped on different VMs.
 //   3. Traffic (modes relay and adaptive): application messages travel natively or as
-//      frames through the daemons; frames, routes, ordering, fences and flushes:
+//      frames through the daemons; frames, routes, ordering, native counts and flushes:
 //      mcm/protocol/frames.h. The runtime's late reports (the thesis's ACKs) and probes:
 //      mcm/protocol/runtime_messages.h.
 //   4. Liveness (daemons, from start-up to the end): heartbeats on the daemon

@@ -55,30 +55,38 @@
 //     (rules 1-8) carry only what travels through the daemons: the messages of detoured
 //     pairs.
 //     Natives carry no sequence number; `seq` counts a sender's *framed* messages only.
-// 10. Fence (native -> framed, sender side). When its daemon detours the pair, a shim
-//     sends no frame to destination D on a communicator while natives it sent there may
-//     still be on the wire: it first sends natively with PMPI_Issend (a *fence*; a
-//     standard or ready send of at most kFenceCopyBytes, and a buffered send of any
-//     size, is copied and completes at once, as an eager or buffered send would), and
-//     only once its last fence to D on that communicator has been matched does it
-//     frame. Open MPI matches one peer's
-//     messages on a communicator in order, so by then every earlier native has been
-//     matched or waits in D's unexpected queue.
+// 10. Native count (native -> framed, sender side; the thesis's reordering at the
+//     receiver, extended to the native path). While its daemon detours the pair, a
+//     shim sends every message to destination D on a communicator as frames, from the
+//     first message after the switch, whatever its size: it never waits for the natives
+//     it sent before. Every frame carries `natives_before`, the count (modulo 2^32) of
+//     messages this sender sent natively to D on that communicator before it. The
+//     receiving engine counts the natives of each sender and communicator it matched
+//     (a receive's native backing completed, an MPI_Improbe/MPI_Mprobe took one, or the
+//     engine took one out of MPI's queue), and matches a frame only once that count
+//     reached the frame's `natives_before` (serial-number arithmetic: the difference
+//     is at most the natives in flight). Meanwhile it takes that sender's natives out of
+//     MPI's unexpected queue as they arrive (PMPI_Improbe + PMPI_Mrecv) and queues them,
+//     in order, ahead of the frame, so that a receive posted later for another tag
+//     cannot deadlock behind a native nobody asked for yet. MPI matches one peer's
+//     messages on a communicator in order, so every native before the frame is then
+//     matched or queued first: no frame overtakes a native. A frame that waits for
+//     natives delays only its own sender's later messages to that receiver.
 // 11. Epoch and flush (receiver side; framed -> native). The first frame of a sender on
-//     a communicator opens an *epoch*: before matching it, the receiving engine takes
-//     every native of that sender on that communicator out of MPI's unexpected queue
-//     (PMPI_Improbe + PMPI_Mrecv) and queues them ahead of the frame. An engine receive
-//     that a framed message matches gives up its native backing (PMPI_Cancel; if the
-//     backing was matched first, the frame goes to the next receive). When the pair is
-//     healthy again the sender sends a kFlush frame, which takes the next `seq`, and
-//     holds its later messages to that receiver on that communicator (copied, and
-//     complete at once, as for fences) until the receiver, having delivered every frame
-//     before the flush, closes the epoch and answers kFlushAck (`msg_id`: the flush's
-//     generation); then it sends them natively, in order. No frame follows a flush
-//     (frames and natives travel on different communicators, which MPI does not order),
-//     unless the pair is detoured again first: then the held messages leave as frames
-//     and open a new epoch. Natives therefore never overtake a framed message of the same
-//     sender and communicator, nor frames a native.
+//     a communicator opens an *epoch* (the receiver then polls instead of blocking in
+//     MPI, to see natives it waits for, rule 10). An engine receive that a framed
+//     message matches gives up its native backing (PMPI_Cancel; if the backing was
+//     matched first, the frame goes to the next receive). When the pair is healthy
+//     again the sender sends a kFlush frame, which takes the next `seq`, and holds its
+//     later messages to that receiver on that communicator (copied, and complete at
+//     once, up to kHeldCopyBytes and for buffered sends) until the receiver, having
+//     delivered every frame before the flush, closes the epoch and answers kFlushAck
+//     (`msg_id`: the flush's generation); then it sends them natively, in order. No
+//     frame follows a flush (frames and natives travel on different communicators,
+//     which MPI does not order), unless the pair is detoured again first: then the held
+//     messages leave as frames, at once, and open a new epoch. Natives therefore never
+//     overtake a framed message of the same sender and communicator, nor frames a
+//     native.
 #pragma once
 
 #include <cstddef>
@@ -99,9 +107,9 @@ enum Kind : std::uint8_t {
 /// Rule 7: the `tag` of the kRouteUpdate that ends the initial routes.
 constexpr int kInitialRoutesEnd = -1;
 
-/// Rule 10: fence sends up to this size are copied and complete at once (Open MPI's TCP
+/// Rule 11: held sends up to this size are copied and complete at once (Open MPI's TCP
 /// eager limit: a native send of that size would complete at once too).
-constexpr std::size_t kFenceCopyBytes = 65536;
+constexpr std::size_t kHeldCopyBytes = 65536;
 
 enum Flags : std::uint8_t {
   kFlagSync = 1,            ///< sender waits for kMatchAck (MPI_Ssend family)
@@ -124,9 +132,9 @@ struct Envelope {
   std::uint64_t message_bytes = 0;   ///< payload bytes of the whole message
   std::uint64_t offset = 0;          ///< this frame's first payload byte in the message
   std::uint32_t chunk_bytes = 0;     ///< payload bytes in this frame
-  std::uint32_t reserved = 0;
-  double t_send = 0;    ///< t_s: when the source shim sent the message
-  double t_arrive = 0;  ///< t_r: when the destination daemon had it all
+  std::uint32_t natives_before = 0;  ///< rule 10: natives to `destination` before it, mod 2^32
+  double t_send = 0;                 ///< t_s: when the source shim sent the message
+  double t_arrive = 0;               ///< t_r: when the destination daemon had it all
 };
 static_assert(sizeof(Envelope) == 80, "the envelope is part of the wire format");
 

@@ -3,7 +3,7 @@
 // of the real MPI_COMM_WORLD; ranks are world ranks) between shims and daemons and
 // between daemons, and the *daemon* communicator (the daemons only; ranks are VM
 // indices). The application's own communicators carry only the application's messages
-// (and, in mode adaptive, its natives and fences: frames.h rules 9-10).
+// (and, in mode adaptive, its natives: frames.h rules 9-10).
 //
 // clang-format off
 //   tag       channel  from -> to                message                      rules

@@ -4,7 +4,8 @@
 // step 0), so that a job whose hosts run different installs fails there, clearly, instead
 // of misreading each other's bytes.
 //
-// History: 1, the first versioned protocol; 2, the daemons' heartbeats (liveness.h).
+// History: 1, the first versioned protocol; 2, the daemons' heartbeats (liveness.h);
+// 3, frames carry their sender's native count and never wait for a fence (frames.h rule 10).
 #pragma once
 
 #include <cstdint>
@@ -12,7 +13,7 @@
 // Tests build a second copy of the start-up with another version (-DMCM_WIRE_VERSION=N),
 // to meet a skewed install for real (test/system/relay_daemon_test.sh).
 #ifndef MCM_WIRE_VERSION
-#define MCM_WIRE_VERSION 2
+#define MCM_WIRE_VERSION 3
 #endif
 
 namespace mcm::protocol {
