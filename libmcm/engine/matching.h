@@ -82,7 +82,7 @@ class Matcher {
     const Key k{sender, context};
     Stream& s = streams_[k];
     ++s.natives;
-    release(k, s, out);
+    if (!s.early.empty()) release(k, s, out);  // the healthy path: nothing waits
     return out;
   }
 
