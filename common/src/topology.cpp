@@ -27,12 +27,26 @@ int Topology::size_index(long long size) const {
   return it == sizes.end() ? -1 : static_cast<int>(it - sizes.begin());
 }
 
+namespace {
+
+/// alpha + size / beta of one path of one fit; NaN when the fit has no figures for it.
+double linear(const Matrix& alpha, const Matrix& beta, int source, int destination,
+              long long size) {
+  if (alpha.empty() || beta.empty()) return kNotMeasured;
+  const double a = alpha[source][destination];
+  const double b = beta[source][destination];
+  if (!measured(a) || !measured(b) || b <= 0) return kNotMeasured;
+  return a + static_cast<double>(size) / b;
+}
+
+}  // namespace
+
 double Topology::predict_us(int source, int destination, long long size) const {
-  if (alpha_us.empty()) return kNotMeasured;
-  const double alpha = alpha_us[source][destination];
-  const double beta = beta_bytes_per_us[source][destination];
-  if (!measured(alpha) || !measured(beta) || beta <= 0) return kNotMeasured;
-  return alpha + static_cast<double>(size) / beta;
+  if (size <= small_up_to) {
+    const double small = linear(small_alpha_us, small_beta_bytes_per_us, source, destination, size);
+    if (measured(small)) return small;
+  }
+  return linear(alpha_us, beta_bytes_per_us, source, destination, size);
 }
 
 // ---- Writing ----
@@ -97,10 +111,20 @@ std::string to_yaml(const Topology& t) {
     matrix(t.spread_us[k], "    ");
   }
   if (!t.alpha_us.empty()) {
-    o << "fit:  # latency_us(size) = alpha_us + size / beta_bytes_per_us\n  alpha_us:\n";
+    const bool small = t.small_up_to > 0 && !t.small_alpha_us.empty();
+    o << "fit:  # latency_us(size) = alpha_us + size / beta_bytes_per_us\n  alpha_us:"
+      << (small ? "  # sizes above small.up_to_bytes (a path without small: every size)" : "")
+      << "\n";
     matrix(t.alpha_us, "    ");
     o << "  beta_bytes_per_us:\n";
     matrix(t.beta_bytes_per_us, "    ");
+    if (small) {
+      o << "  small:  # sizes up to up_to_bytes, fitted on their own measurements\n"
+        << "    up_to_bytes: " << t.small_up_to << "\n    alpha_us:\n";
+      matrix(t.small_alpha_us, "      ");
+      o << "    beta_bytes_per_us:\n";
+      matrix(t.small_beta_bytes_per_us, "      ");
+    }
   }
   if (t.sensibility) {
     o << "sensibility:\n";
@@ -279,10 +303,21 @@ Topology parse_topology(const std::string& text, const std::string& file) {
 
   if (const YAML::Node fit = root["fit"]) {
     yaml::expect_map(file, fit, "fit", " with alpha_us and beta_bytes_per_us");
-    yaml::check_keys(file, fit, "fit", {"alpha_us", "beta_bytes_per_us"},
+    yaml::check_keys(file, fit, "fit", {"alpha_us", "beta_bytes_per_us", "small"},
                      {"alpha_us", "beta_bytes_per_us"});
     t.alpha_us = r.matrix(fit["alpha_us"], "fit.alpha_us", kNoLimit);
     t.beta_bytes_per_us = r.matrix(fit["beta_bytes_per_us"], "fit.beta_bytes_per_us", kNoLimit);
+    if (const YAML::Node small = fit["small"]) {  // absent from files of older probes
+      yaml::expect_map(file, small, "fit.small",
+                       " with up_to_bytes, alpha_us and beta_bytes_per_us");
+      yaml::check_keys(file, small, "fit.small", {"up_to_bytes", "alpha_us", "beta_bytes_per_us"},
+                       {"up_to_bytes", "alpha_us", "beta_bytes_per_us"});
+      t.small_up_to =
+          yaml::integer(file, small["up_to_bytes"], "fit.small.up_to_bytes", 1, 1LL << 40);
+      t.small_alpha_us = r.matrix(small["alpha_us"], "fit.small.alpha_us", kNoLimit);
+      t.small_beta_bytes_per_us =
+          r.matrix(small["beta_bytes_per_us"], "fit.small.beta_bytes_per_us", kNoLimit);
+    }
   }
 
   if (const YAML::Node s = root["sensibility"]; s && !s.IsNull()) {

@@ -126,6 +126,63 @@ TEST_CASE("topology errors point at the line and column", "[topology]") {
       "cannot read topology file '/nonexistent/topo.yaml': No such file or directory");
 }
 
+TEST_CASE("the fit of small sizes survives writing and reading back", "[topology][fit]") {
+  mcm::Topology t = sample();
+  t.small_up_to = 65536;
+  t.small_alpha_us = mcm::empty_matrix(3);
+  t.small_beta_bytes_per_us = mcm::empty_matrix(3);
+  t.small_alpha_us[0][2] = 31.25;
+  t.small_beta_bytes_per_us[0][2] = 250;
+  const std::string yaml = mcm::to_yaml(t);
+  CHECK(yaml.find("  small:") != std::string::npos);
+  const mcm::Topology r = mcm::parse_topology(yaml, "topo.yaml");
+  CHECK(r.small_up_to == 65536);
+  CHECK(r.small_alpha_us[0][2] == Approx(31.25));
+  CHECK(r.small_beta_bytes_per_us[0][2] == Approx(250));
+  CHECK_FALSE(mcm::measured(r.small_alpha_us[1][0]));
+  // Each size from the fit of its own range; the split size is a small one.
+  CHECK(r.predict_us(0, 2, 24) == Approx(31.25 + 24.0 / 250));
+  CHECK(r.predict_us(0, 2, 65536) == Approx(31.25 + 65536.0 / 250));
+  CHECK(r.predict_us(0, 2, 65537) == Approx(9.5 + 65537.0 / 110));
+  CHECK_FALSE(mcm::measured(r.predict_us(1, 2, 24)));
+  // Without a small fit (every table before it existed) nothing is written for it.
+  CHECK(mcm::to_yaml(sample()).find("small") == std::string::npos);
+}
+
+TEST_CASE("a table written before the fit of small sizes still loads", "[topology][fit]") {
+  // As mcm-probe wrote it before the split: one alpha and beta per path for every size.
+  const mcm::Topology t = mcm::parse_topology(
+      kMinimal +
+          "fit:\n  alpha_us: [[~, 0.004], [12, ~]]\n  beta_bytes_per_us: [[~, 110], "
+          "[100, ~]]\n",
+      "topo.yaml");
+  CHECK(t.small_up_to == 0);
+  CHECK(t.small_alpha_us.empty());
+  CHECK(t.predict_us(0, 1, 24) == Approx(0.004 + 24.0 / 110));
+  CHECK(t.predict_us(1, 0, 1 << 20) == Approx(12 + 1048576.0 / 100));
+}
+
+TEST_CASE("errors in the fit of small sizes point at the line and column", "[topology][fit]") {
+  const std::string fit =
+      kMinimal + "fit:\n  alpha_us: [[~, 1], [1, ~]]\n  beta_bytes_per_us: [[~, 9], [9, ~]]\n";
+  CHECK(error_of(fit + "  small: 3\n") ==
+        "topo.yaml:9:10: fit.small must be a map with up_to_bytes, alpha_us and "
+        "beta_bytes_per_us");
+  CHECK(error_of(fit + "  small:\n    alpha_us: [[~, 1], [1, ~]]\n    beta_bytes_per_us: [[~, "
+                       "9], [9, ~]]\n") ==
+        "topo.yaml:10:5: fit.small needs the key 'up_to_bytes'");
+  CHECK(error_of(fit + "  small:\n    up_to_bytes: 0\n    alpha_us: [[~, 1], [1, ~]]\n    "
+                       "beta_bytes_per_us: [[~, 9], [9, ~]]\n") ==
+        "topo.yaml:10:18: fit.small.up_to_bytes must be an integer between 1 and 1099511627776");
+  CHECK(error_of(fit + "  small:\n    up_to_bytes: 65536\n    alpha_us: [[~, 1]]\n    "
+                       "beta_bytes_per_us: [[~, 9], [9, ~]]\n") ==
+        "topo.yaml:11:15: fit.small.alpha_us has 1 rows, needs 2 rows of 2 values (one per "
+        "host)");
+  CHECK(error_of(fit + "  small:\n    up_to_bytes: 65536\n    alpha_us: [[~, 1], [1, ~]]\n    "
+                       "beta_bytes_per_us: [[~, 9], [9, ~]]\n    colour: red\n")
+            .rfind("topo.yaml:13:5: unknown key 'colour'", 0) == 0);
+}
+
 TEST_CASE("a table from other hosts is refused, a subset in any order accepted", "[topology]") {
   const mcm::Topology t = sample();
   CHECK_NOTHROW(mcm::check_hosts(t, {"vm3", "vm1"}, "topo.yaml"));

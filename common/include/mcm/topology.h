@@ -12,8 +12,12 @@
 //     64: [[~, 31.2, ...], ...]        #   row = source, column = destination, ~ = none
 //   spread_us: {64: [[...]], ...}      # per size, N x N interquartile range in µs
 //   fit:                               # latency(size) = alpha_us + size / beta_bytes_per_us
-//     alpha_us: [[...]]
-//     beta_bytes_per_us: [[...]]       #   (bytes per µs = MB/s)
+//     alpha_us: [[...]]                #   sizes above small.up_to_bytes (all sizes without
+//     beta_bytes_per_us: [[...]]       #   small); bytes per µs = MB/s
+//     small:                           # optional: sizes <= up_to_bytes, fitted on their own
+//       up_to_bytes: 65536             #   measurements (a path's ~: the fit above serves)
+//       alpha_us: [[...]]
+//       beta_bytes_per_us: [[...]]
 //   sensibility: [[0, 1, ...], ...]    # N x N, or ~ when not measured (--quick)
 //   sensibility_info:
 //     factor: 2.0                      # a path counts as affected above factor x base
@@ -78,6 +82,11 @@ struct Topology {
   std::vector<Matrix> spread_us;   ///< likewise
   Matrix alpha_us;                 ///< empty when not fitted yet
   Matrix beta_bytes_per_us;
+  /// The fit of small sizes (<= small_up_to), empty when there is none (files written
+  /// before it existed, or too few small sizes measured); NaN for a path without one.
+  long long small_up_to = 0;
+  Matrix small_alpha_us;
+  Matrix small_beta_bytes_per_us;
   std::optional<std::vector<std::vector<int>>> sensibility;
   SensibilityInfo sensibility_info;
   std::vector<std::vector<std::vector<int>>> alternatives;  ///< empty when not ranked yet
@@ -86,7 +95,9 @@ struct Topology {
   std::size_t size() const { return hosts.size(); }
   /// The index of `size` in sizes, or -1.
   int size_index(long long size) const;
-  /// alpha + size / beta for the path, or NaN without a fit for it.
+  /// alpha + size / beta for the path from the fit of the size's own range (the small
+  /// one for size <= small_up_to when the path has it, else the other), or NaN without a
+  /// fit for the path.
   double predict_us(int source, int destination, long long size) const;
 };
 
