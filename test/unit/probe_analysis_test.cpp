@@ -55,6 +55,78 @@ TEST_CASE("the fit recovers alpha and beta and stays physical", "[probe]") {
 
 namespace {
 
+/// Two VMs measured at `sizes`, both ways, by `latency(size)` (vm2 -> vm1 twice as slow).
+template <typename F>
+mcm::Topology two_measured(const std::vector<long long>& sizes, F latency) {
+  mcm::Topology t;
+  t.hosts = {"vm1", "vm2"};
+  t.sizes = sizes;
+  t.reference_size = sizes.back();
+  for (long long s : sizes) {
+    t.latency_us.push_back(mcm::empty_matrix(2));
+    t.latency_us.back()[0][1] = latency(s);
+    t.latency_us.back()[1][0] = 2 * latency(s);
+  }
+  return t;
+}
+
+/// Up to 64 KiB 28 µs + 1 µs per 100 bytes, above it 118 bytes per µs from where that
+/// line ends (an intercept of 128 µs): two lines meeting at the split.
+double piecewise_latency(long long size) {
+  const double s = static_cast<double>(size);
+  const double at_split = 28.0 + 65536.0 / 100.0;
+  return size <= 65536 ? 28.0 + s / 100.0 : at_split + (s - 65536.0) / 118.0;
+}
+
+}  // namespace
+
+TEST_CASE("the fit of small sizes recovers them exactly, the large ones keep theirs",
+          "[probe][fit]") {
+  mcm::Topology t = two_measured(probe::default_sizes(), piecewise_latency);
+  probe::fit_all(t);
+  REQUIRE(t.small_up_to == probe::kSmallUpTo);
+  CHECK(t.small_alpha_us[0][1] == Approx(28.0).epsilon(1e-6));
+  CHECK(t.small_beta_bytes_per_us[0][1] == Approx(100.0).epsilon(1e-6));
+  CHECK(t.alpha_us[0][1] == Approx(28.0 + 65536.0 / 100 - 65536.0 / 118).epsilon(1e-6));
+  CHECK(t.beta_bytes_per_us[0][1] == Approx(118.0).epsilon(1e-6));
+  for (long long size : {8LL, 24LL, 1024LL, 16384LL, 65536LL, 262144LL, 4LL << 20}) {
+    INFO("size " << size);
+    CHECK(t.predict_us(0, 1, size) == Approx(piecewise_latency(size)).epsilon(1e-6));
+    CHECK(t.predict_us(1, 0, size) == Approx(2 * piecewise_latency(size)).epsilon(1e-6));
+  }
+}
+
+TEST_CASE("without two sizes on each side of the split, one fit serves every size",
+          "[probe][fit]") {
+  const auto line = [](long long s) { return 30.0 + static_cast<double>(s) / 100.0; };
+  mcm::Topology t = two_measured({64, 262144, 1 << 20}, line);  // one size up to the split
+  probe::fit_all(t);
+  CHECK(t.small_up_to == 0);
+  CHECK(t.small_alpha_us.empty());
+  CHECK(t.predict_us(0, 1, 24) == Approx(line(24)).epsilon(1e-6));
+  // Piecewise on one path only: the other (24 B and 1 KiB lost) keeps its single fit, NaN
+  // in the small one.
+  t = two_measured({24, 1024, 65536, 1 << 20}, line);
+  t.latency_us[0][1][0] = t.latency_us[1][1][0] = mcm::kNotMeasured;
+  probe::fit_all(t);
+  REQUIRE(t.small_up_to == probe::kSmallUpTo);
+  CHECK(mcm::measured(t.small_alpha_us[0][1]));
+  CHECK_FALSE(mcm::measured(t.small_alpha_us[1][0]));
+  CHECK(t.predict_us(1, 0, 24) == Approx(2 * line(24)).epsilon(1e-6));
+}
+
+TEST_CASE("the default ladder measures small sizes on both sides of the split", "[probe][fit]") {
+  const auto& sizes = probe::default_sizes();
+  CHECK(sizes.front() <= 24);
+  CHECK(std::count(sizes.begin(), sizes.end(), 1024) == 1);
+  CHECK(std::count_if(sizes.begin(), sizes.end(),
+                      [](long long s) { return s <= probe::kSmallUpTo; }) >= 3);
+  CHECK(std::count_if(sizes.begin(), sizes.end(),
+                      [](long long s) { return s >= probe::kSmallUpTo; }) >= 3);
+}
+
+namespace {
+
 /// Four VMs at `base` µs everywhere except the given slow path.
 mcm::Topology four(double base, int slow_from, int slow_to, double slow) {
   mcm::Topology t;

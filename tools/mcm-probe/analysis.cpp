@@ -42,16 +42,41 @@ void fit_all(mcm::Topology& t) {
   const std::size_t n = t.size();
   t.alpha_us = mcm::empty_matrix(n);
   t.beta_bytes_per_us = mcm::empty_matrix(n);
+  t.small_up_to = 0;
+  t.small_alpha_us = t.small_beta_bytes_per_us = mcm::Matrix{};
+  mcm::Matrix small_alpha = mcm::empty_matrix(n), small_beta = mcm::empty_matrix(n);
+  bool any_small = false;
   for (std::size_t i = 0; i < n; ++i)
     for (std::size_t j = 0; j < n; ++j) {
       if (i == j) continue;
-      std::vector<double> column;
-      for (const mcm::Matrix& m : t.latency_us) column.push_back(m[i][j]);
-      if (auto fit = fit_latency(t.sizes, column)) {
+      // The path's measured points, all of them and on either side of the split.
+      std::vector<long long> all_sizes, small_sizes, large_sizes;
+      std::vector<double> all, small, large;
+      for (std::size_t k = 0; k < t.sizes.size(); ++k) {
+        const double l = t.latency_us[k][i][j];
+        if (!measured(l)) continue;
+        all_sizes.push_back(t.sizes[k]), all.push_back(l);
+        if (t.sizes[k] <= kSmallUpTo) small_sizes.push_back(t.sizes[k]), small.push_back(l);
+        if (t.sizes[k] >= kSmallUpTo) large_sizes.push_back(t.sizes[k]), large.push_back(l);
+      }
+      const auto small_fit = fit_latency(small_sizes, small);
+      const auto large_fit = fit_latency(large_sizes, large);
+      const bool piecewise = small_fit && large_fit;
+      if (const auto fit = piecewise ? large_fit : fit_latency(all_sizes, all)) {
         t.alpha_us[i][j] = fit->alpha_us;
         t.beta_bytes_per_us[i][j] = fit->beta_bytes_per_us;
       }
+      if (piecewise) {
+        small_alpha[i][j] = small_fit->alpha_us;
+        small_beta[i][j] = small_fit->beta_bytes_per_us;
+        any_small = true;
+      }
     }
+  if (any_small) {
+    t.small_up_to = kSmallUpTo;
+    t.small_alpha_us = std::move(small_alpha);
+    t.small_beta_bytes_per_us = std::move(small_beta);
+  }
 }
 
 double reference_latency(const mcm::Topology& t, int source, int destination) {

@@ -21,7 +21,18 @@ struct Fit {
 std::optional<Fit> fit_latency(const std::vector<long long>& sizes,
                                const std::vector<double>& latency_us);
 
-/// Fills topology.alpha_us and beta_bytes_per_us for every measured path.
+/// Where the fit splits: sizes up to Open MPI's TCP eager limit (btl_tcp_eager_limit,
+/// 64 KiB) go out in one send and are latency-bound; larger ones in a rendezvous, and
+/// bandwidth-bound. One line through both gives small sizes the intercept of a fit that
+/// the large ones dominate (0-10 µs where 24 bytes take tens of µs).
+inline constexpr long long kSmallUpTo = 64 << 10;
+
+/// Fills the fit of every measured path (topology.h), piecewise where both sides of
+/// kSmallUpTo have two measured sizes (the split size counts on both sides, so that the
+/// two lines meet near it): small_alpha_us/small_beta_bytes_per_us from the sizes up to
+/// kSmallUpTo, alpha_us/beta_bytes_per_us from the sizes from it on. Otherwise one fit
+/// over every size in alpha_us/beta_bytes_per_us and NaN in the small fit (its matrices
+/// stay empty when no path has one).
 void fit_all(mcm::Topology& topology);
 
 /// A path's latency at the reference size: the measurement, else the fit, else NaN.

@@ -62,23 +62,28 @@ std::string summary_text(const mcm::Topology& t) {
   }
   if (!outliers) o << "No outlier: every path is within " << kOutlierFactor << "x the median.\n";
 
-  if (!t.alpha_us.empty()) {
-    double a_lo = 1e300, a_hi = 0, b_lo = 1e300, b_hi = 0;
-    for (int i = 0; i < n; ++i)
+  // "alpha A-B µs, beta C-D MB/s" over the paths of one fit; "" when it has none.
+  auto fit_range = [&](const mcm::Matrix& alpha, const mcm::Matrix& beta) -> std::string {
+    double a_lo = 1e300, a_hi = -1, b_lo = 1e300, b_hi = -1;
+    for (int i = 0; i < n && !alpha.empty(); ++i)
       for (int j = 0; j < n; ++j)
-        if (i != j && mcm::measured(t.alpha_us[i][j])) {
-          a_lo = std::min(a_lo, t.alpha_us[i][j]), a_hi = std::max(a_hi, t.alpha_us[i][j]);
-          b_lo = std::min(b_lo, t.beta_bytes_per_us[i][j]);
-          b_hi = std::max(b_hi, t.beta_bytes_per_us[i][j]);
+        if (i != j && mcm::measured(alpha[i][j]) && mcm::measured(beta[i][j])) {
+          a_lo = std::min(a_lo, alpha[i][j]), a_hi = std::max(a_hi, alpha[i][j]);
+          b_lo = std::min(b_lo, beta[i][j]), b_hi = std::max(b_hi, beta[i][j]);
         }
-    if (a_hi > 0 || b_hi > 0) {
-      char text[160];
-      std::snprintf(text, sizeof text,
-                    "Fit latency = alpha + size/beta over %zu sizes: alpha %.1f-%.1f µs, "
-                    "beta %.1f-%.1f MB/s\n",
-                    t.sizes.size(), a_lo, a_hi, b_lo, b_hi);
-      o << text;
-    }
+    if (a_hi < 0) return "";
+    char text[120];
+    std::snprintf(text, sizeof text, "alpha %.1f-%.1f µs, beta %.1f-%.1f MB/s", a_lo, a_hi, b_lo,
+                  b_hi);
+    return text;
+  };
+  const std::string large = fit_range(t.alpha_us, t.beta_bytes_per_us);
+  const std::string small = fit_range(t.small_alpha_us, t.small_beta_bytes_per_us);
+  if (!small.empty()) {
+    o << "Fit latency = alpha + size/beta up to " << size_text(t.small_up_to) << ": " << small
+      << "; above: " << large << "\n";
+  } else if (!large.empty()) {
+    o << "Fit latency = alpha + size/beta over " << t.sizes.size() << " sizes: " << large << "\n";
   }
 
   if (t.sensibility) {
