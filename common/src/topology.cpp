@@ -42,9 +42,10 @@ double linear(const Matrix& alpha, const Matrix& beta, int source, int destinati
 }  // namespace
 
 double Topology::predict_us(int source, int destination, long long size) const {
-  if (size <= small_up_to) {
-    const double small = linear(small_alpha_us, small_beta_bytes_per_us, source, destination, size);
-    if (measured(small)) return small;
+  for (const FitPiece& piece : pieces) {
+    if (size > piece.up_to_bytes) continue;
+    const double us = linear(piece.alpha_us, piece.beta_bytes_per_us, source, destination, size);
+    if (measured(us)) return us;
   }
   return linear(alpha_us, beta_bytes_per_us, source, destination, size);
 }
@@ -111,19 +112,18 @@ std::string to_yaml(const Topology& t) {
     matrix(t.spread_us[k], "    ");
   }
   if (!t.alpha_us.empty()) {
-    const bool small = t.small_up_to > 0 && !t.small_alpha_us.empty();
     o << "fit:  # latency_us(size) = alpha_us + size / beta_bytes_per_us\n  alpha_us:"
-      << (small ? "  # sizes above small.up_to_bytes (a path without small: every size)" : "")
-      << "\n";
+      << (t.pieces.empty() ? "" : "  # sizes from the last piece's bound on") << "\n";
     matrix(t.alpha_us, "    ");
     o << "  beta_bytes_per_us:\n";
     matrix(t.beta_bytes_per_us, "    ");
-    if (small) {
-      o << "  small:  # sizes up to up_to_bytes, fitted on their own measurements\n"
-        << "    up_to_bytes: " << t.small_up_to << "\n    alpha_us:\n";
-      matrix(t.small_alpha_us, "      ");
-      o << "    beta_bytes_per_us:\n";
-      matrix(t.small_beta_bytes_per_us, "      ");
+    if (!t.pieces.empty())
+      o << "  pieces:  # each: the sizes up to up_to_bytes, above the previous bound\n";
+    for (const FitPiece& piece : t.pieces) {
+      o << "    - up_to_bytes: " << piece.up_to_bytes << "\n      alpha_us:\n";
+      matrix(piece.alpha_us, "        ");
+      o << "      beta_bytes_per_us:\n";
+      matrix(piece.beta_bytes_per_us, "        ");
     }
   }
   if (t.sensibility) {
@@ -303,20 +303,30 @@ Topology parse_topology(const std::string& text, const std::string& file) {
 
   if (const YAML::Node fit = root["fit"]) {
     yaml::expect_map(file, fit, "fit", " with alpha_us and beta_bytes_per_us");
-    yaml::check_keys(file, fit, "fit", {"alpha_us", "beta_bytes_per_us", "small"},
+    yaml::check_keys(file, fit, "fit", {"alpha_us", "beta_bytes_per_us", "pieces"},
                      {"alpha_us", "beta_bytes_per_us"});
     t.alpha_us = r.matrix(fit["alpha_us"], "fit.alpha_us", kNoLimit);
     t.beta_bytes_per_us = r.matrix(fit["beta_bytes_per_us"], "fit.beta_bytes_per_us", kNoLimit);
-    if (const YAML::Node small = fit["small"]) {  // absent from files of older probes
-      yaml::expect_map(file, small, "fit.small",
-                       " with up_to_bytes, alpha_us and beta_bytes_per_us");
-      yaml::check_keys(file, small, "fit.small", {"up_to_bytes", "alpha_us", "beta_bytes_per_us"},
-                       {"up_to_bytes", "alpha_us", "beta_bytes_per_us"});
-      t.small_up_to =
-          yaml::integer(file, small["up_to_bytes"], "fit.small.up_to_bytes", 1, 1LL << 40);
-      t.small_alpha_us = r.matrix(small["alpha_us"], "fit.small.alpha_us", kNoLimit);
-      t.small_beta_bytes_per_us =
-          r.matrix(small["beta_bytes_per_us"], "fit.small.beta_bytes_per_us", kNoLimit);
+    if (const YAML::Node pieces = fit["pieces"]) {  // absent from files of older probes
+      yaml::expect_list(file, pieces, "fit.pieces",
+                        " of {up_to_bytes, alpha_us, beta_bytes_per_us}");
+      for (std::size_t k = 0; k < pieces.size(); ++k) {
+        const YAML::Node piece = pieces[k];
+        const std::string path = "fit.pieces[" + std::to_string(k) + "]";
+        yaml::expect_map(file, piece, path, " with up_to_bytes, alpha_us and beta_bytes_per_us");
+        yaml::check_keys(file, piece, path, {"up_to_bytes", "alpha_us", "beta_bytes_per_us"},
+                         {"up_to_bytes", "alpha_us", "beta_bytes_per_us"});
+        FitPiece p;
+        p.up_to_bytes =
+            yaml::integer(file, piece["up_to_bytes"], path + ".up_to_bytes", 1, 1LL << 40);
+        if (k > 0 && p.up_to_bytes <= t.pieces.back().up_to_bytes)
+          r.fail(piece["up_to_bytes"], path + ".up_to_bytes must be above the previous piece's (" +
+                                           std::to_string(t.pieces.back().up_to_bytes) + ")");
+        p.alpha_us = r.matrix(piece["alpha_us"], path + ".alpha_us", kNoLimit);
+        p.beta_bytes_per_us =
+            r.matrix(piece["beta_bytes_per_us"], path + ".beta_bytes_per_us", kNoLimit);
+        t.pieces.push_back(std::move(p));
+      }
     }
   }
 

@@ -1,6 +1,6 @@
 // The figures of the runtime's decision lines (mcmd/runtime/figure_text.h, the reasons of
 // path_selector.h): every one checkable, small bases in µs from the probe's fit of small
-// sizes, and a sentence instead of "nan" where a path has no base or no estimate.
+// sizes (its pieces), and a sentence instead of "nan" where a path has no base or no estimate.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <limits>
@@ -19,8 +19,9 @@ using mcm::daemon::ratio_text;
 
 namespace {
 
-/// A probe table of 4 VMs as the piecewise fit writes it: small sizes 28 µs + 1 µs per
-/// 250 bytes; large ones with the intercept one line through every size gave (0.004 µs).
+/// A probe table of 4 VMs as the piecewise fit writes it: sizes up to 64 KiB 28 µs + 1 µs
+/// per 250 bytes; larger ones with the intercept one line through every size gave
+/// (0.004 µs).
 mcm::Topology table() {
   mcm::Topology t;
   t.hosts = {"vm1", "vm2", "vm3", "vm4"};
@@ -31,9 +32,10 @@ mcm::Topology table() {
   t.spread_us = {filled, filled};
   t.alpha_us = mcm::Matrix(4, std::vector<double>(4, 0.004));
   t.beta_bytes_per_us = mcm::Matrix(4, std::vector<double>(4, 118.0));
-  t.small_up_to = 65536;
-  t.small_alpha_us = mcm::Matrix(4, std::vector<double>(4, 28.0));
-  t.small_beta_bytes_per_us = mcm::Matrix(4, std::vector<double>(4, 250.0));
+  t.pieces.resize(1);
+  t.pieces[0].up_to_bytes = 65536;
+  t.pieces[0].alpha_us = mcm::Matrix(4, std::vector<double>(4, 28.0));
+  t.pieces[0].beta_bytes_per_us = mcm::Matrix(4, std::vector<double>(4, 250.0));
   return t;
 }
 
@@ -112,7 +114,7 @@ TEST_CASE("a return whose detour has no estimate says why, not nan", "[runtime][
 
 TEST_CASE("a detour without a base in the table is named so", "[runtime][text]") {
   mcm::Topology t = table();
-  t.small_alpha_us[2][1] = t.alpha_us[2][1] = mcm::kNotMeasured;  // vm3 -> vm2: no fit
+  t.pieces[0].alpha_us[2][1] = t.alpha_us[2][1] = mcm::kNotMeasured;  // vm3 -> vm2: no fit
   const PathSelector s = selector(t);
   CHECK(s.estimate_text(std::nan(""), 1, 2, 24) ==
         "no estimate via vm3 (the probe's table has no base for a leg of it)");

@@ -77,13 +77,19 @@ std::string summary_text(const mcm::Topology& t) {
                   b_hi);
     return text;
   };
-  const std::string large = fit_range(t.alpha_us, t.beta_bytes_per_us);
-  const std::string small = fit_range(t.small_alpha_us, t.small_beta_bytes_per_us);
-  if (!small.empty()) {
-    o << "Fit latency = alpha + size/beta up to " << size_text(t.small_up_to) << ": " << small
-      << "; above: " << large << "\n";
-  } else if (!large.empty()) {
-    o << "Fit latency = alpha + size/beta over " << t.sizes.size() << " sizes: " << large << "\n";
+  const std::string last = fit_range(t.alpha_us, t.beta_bytes_per_us);
+  if (!t.pieces.empty()) {
+    o << "Fit latency = alpha + size/beta, piecewise:";
+    long long from = 0;
+    for (const mcm::FitPiece& piece : t.pieces) {
+      o << (from ? "; " : " ") << (from ? "above " + size_text(from) + " " : std::string())
+        << "up to " << size_text(piece.up_to_bytes) << ": "
+        << fit_range(piece.alpha_us, piece.beta_bytes_per_us);
+      from = piece.up_to_bytes;
+    }
+    o << "; above " << size_text(from) << ": " << last << "\n";
+  } else if (!last.empty()) {
+    o << "Fit latency = alpha + size/beta over " << t.sizes.size() << " sizes: " << last << "\n";
   }
 
   if (t.sensibility) {

@@ -12,12 +12,12 @@
 //     64: [[~, 31.2, ...], ...]        #   row = source, column = destination, ~ = none
 //   spread_us: {64: [[...]], ...}      # per size, N x N interquartile range in µs
 //   fit:                               # latency(size) = alpha_us + size / beta_bytes_per_us
-//     alpha_us: [[...]]                #   sizes above small.up_to_bytes (all sizes without
-//     beta_bytes_per_us: [[...]]       #   small); bytes per µs = MB/s
-//     small:                           # optional: sizes <= up_to_bytes, fitted on their own
-//       up_to_bytes: 65536             #   measurements (a path's ~: the fit above serves)
-//       alpha_us: [[...]]
-//       beta_bytes_per_us: [[...]]
+//     alpha_us: [[...]]                #   sizes from the last piece's bound on (every size
+//     beta_bytes_per_us: [[...]]       #   without pieces); bytes per µs = MB/s
+//     pieces:                          # optional, bounds ascending: the sizes up to
+//       - up_to_bytes: 1024            #   up_to_bytes (and above the previous bound),
+//         alpha_us: [[...]]            #   fitted on their own measurements; a path's ~:
+//         beta_bytes_per_us: [[...]]   #   the next piece that has one, else the fit above
 //   sensibility: [[0, 1, ...], ...]    # N x N, or ~ when not measured (--quick)
 //   sensibility_info:
 //     factor: 2.0                      # a path counts as affected above factor x base
@@ -62,6 +62,13 @@ struct Detour {
   bool operator==(const Detour& o) const;
 };
 
+/// One line of a piecewise fit (Topology::pieces).
+struct FitPiece {
+  long long up_to_bytes = 0;  ///< the largest size it serves
+  Matrix alpha_us;            ///< NaN for a path without this piece
+  Matrix beta_bytes_per_us;
+};
+
 struct SensibilityInfo {
   double factor = 2.0;
   long long size = 0;
@@ -82,11 +89,9 @@ struct Topology {
   std::vector<Matrix> spread_us;   ///< likewise
   Matrix alpha_us;                 ///< empty when not fitted yet
   Matrix beta_bytes_per_us;
-  /// The fit of small sizes (<= small_up_to), empty when there is none (files written
-  /// before it existed, or too few small sizes measured); NaN for a path without one.
-  long long small_up_to = 0;
-  Matrix small_alpha_us;
-  Matrix small_beta_bytes_per_us;
+  /// The lines of the smaller sizes, by ascending bound; empty when every size has the one
+  /// line above (files written before pieces existed, or too few sizes measured).
+  std::vector<FitPiece> pieces;
   std::optional<std::vector<std::vector<int>>> sensibility;
   SensibilityInfo sensibility_info;
   std::vector<std::vector<std::vector<int>>> alternatives;  ///< empty when not ranked yet
@@ -95,9 +100,9 @@ struct Topology {
   std::size_t size() const { return hosts.size(); }
   /// The index of `size` in sizes, or -1.
   int size_index(long long size) const;
-  /// alpha + size / beta for the path from the fit of the size's own range (the small
-  /// one for size <= small_up_to when the path has it, else the other), or NaN without a
-  /// fit for the path.
+  /// alpha + size / beta for the path from the fit of the size's own range: the first
+  /// piece whose bound is >= size and that has the path, else alpha_us/beta_bytes_per_us;
+  /// NaN without a fit for the path.
   double predict_us(int source, int destination, long long size) const;
 };
 
