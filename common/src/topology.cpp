@@ -113,7 +113,7 @@ std::string to_yaml(const Topology& t) {
   }
   if (!t.alpha_us.empty()) {
     o << "fit:  # latency_us(size) = alpha_us + size / beta_bytes_per_us\n  alpha_us:"
-      << (t.pieces.empty() ? "" : "  # sizes from the last piece's bound on") << "\n";
+      << (t.pieces.empty() ? "" : "  # sizes above the last piece's bound") << "\n";
     matrix(t.alpha_us, "    ");
     o << "  beta_bytes_per_us:\n";
     matrix(t.beta_bytes_per_us, "    ");

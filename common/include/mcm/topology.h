@@ -12,7 +12,7 @@
 //     64: [[~, 31.2, ...], ...]        #   row = source, column = destination, ~ = none
 //   spread_us: {64: [[...]], ...}      # per size, N x N interquartile range in µs
 //   fit:                               # latency(size) = alpha_us + size / beta_bytes_per_us
-//     alpha_us: [[...]]                #   sizes from the last piece's bound on (every size
+//     alpha_us: [[...]]                #   sizes above the last piece's bound (every size
 //     beta_bytes_per_us: [[...]]       #   without pieces); bytes per µs = MB/s
 //     pieces:                          # optional, bounds ascending: the sizes up to
 //       - up_to_bytes: 1024            #   up_to_bytes (and above the previous bound),
