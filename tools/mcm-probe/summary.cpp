@@ -72,9 +72,15 @@ std::string summary_text(const mcm::Topology& t) {
           b_lo = std::min(b_lo, beta[i][j]), b_hi = std::max(b_hi, beta[i][j]);
         }
     if (a_hi < 0) return "";
+    // A flat line (latency not growing with the size) has the fit's largest beta.
+    const auto beta_text = [](double b) {
+      char text[32];
+      std::snprintf(text, sizeof text, b >= 1e6 ? "flat" : "%.1f", b);
+      return std::string(text);
+    };
     char text[120];
-    std::snprintf(text, sizeof text, "alpha %.1f-%.1f µs, beta %.1f-%.1f MB/s", a_lo, a_hi, b_lo,
-                  b_hi);
+    std::snprintf(text, sizeof text, "alpha %.1f-%.1f µs, beta %s-%s MB/s", a_lo, a_hi,
+                  beta_text(b_lo).c_str(), beta_text(b_hi).c_str());
     return text;
   };
   const std::string last = fit_range(t.alpha_us, t.beta_bytes_per_us);
