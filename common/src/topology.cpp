@@ -27,12 +27,27 @@ int Topology::size_index(long long size) const {
   return it == sizes.end() ? -1 : static_cast<int>(it - sizes.begin());
 }
 
+namespace {
+
+/// alpha + size / beta of one path of one fit; NaN when the fit has no figures for it.
+double linear(const Matrix& alpha, const Matrix& beta, int source, int destination,
+              long long size) {
+  if (alpha.empty() || beta.empty()) return kNotMeasured;
+  const double a = alpha[source][destination];
+  const double b = beta[source][destination];
+  if (!measured(a) || !measured(b) || b <= 0) return kNotMeasured;
+  return a + static_cast<double>(size) / b;
+}
+
+}  // namespace
+
 double Topology::predict_us(int source, int destination, long long size) const {
-  if (alpha_us.empty()) return kNotMeasured;
-  const double alpha = alpha_us[source][destination];
-  const double beta = beta_bytes_per_us[source][destination];
-  if (!measured(alpha) || !measured(beta) || beta <= 0) return kNotMeasured;
-  return alpha + static_cast<double>(size) / beta;
+  for (const FitPiece& piece : pieces) {
+    if (size > piece.up_to_bytes) continue;
+    const double us = linear(piece.alpha_us, piece.beta_bytes_per_us, source, destination, size);
+    if (measured(us)) return us;
+  }
+  return linear(alpha_us, beta_bytes_per_us, source, destination, size);
 }
 
 // ---- Writing ----
@@ -97,10 +112,19 @@ std::string to_yaml(const Topology& t) {
     matrix(t.spread_us[k], "    ");
   }
   if (!t.alpha_us.empty()) {
-    o << "fit:  # latency_us(size) = alpha_us + size / beta_bytes_per_us\n  alpha_us:\n";
+    o << "fit:  # latency_us(size) = alpha_us + size / beta_bytes_per_us\n  alpha_us:"
+      << (t.pieces.empty() ? "" : "  # sizes above the last piece's bound") << "\n";
     matrix(t.alpha_us, "    ");
     o << "  beta_bytes_per_us:\n";
     matrix(t.beta_bytes_per_us, "    ");
+    if (!t.pieces.empty())
+      o << "  pieces:  # each: the sizes up to up_to_bytes, above the previous bound\n";
+    for (const FitPiece& piece : t.pieces) {
+      o << "    - up_to_bytes: " << piece.up_to_bytes << "\n      alpha_us:\n";
+      matrix(piece.alpha_us, "        ");
+      o << "      beta_bytes_per_us:\n";
+      matrix(piece.beta_bytes_per_us, "        ");
+    }
   }
   if (t.sensibility) {
     o << "sensibility:\n";
@@ -279,10 +303,31 @@ Topology parse_topology(const std::string& text, const std::string& file) {
 
   if (const YAML::Node fit = root["fit"]) {
     yaml::expect_map(file, fit, "fit", " with alpha_us and beta_bytes_per_us");
-    yaml::check_keys(file, fit, "fit", {"alpha_us", "beta_bytes_per_us"},
+    yaml::check_keys(file, fit, "fit", {"alpha_us", "beta_bytes_per_us", "pieces"},
                      {"alpha_us", "beta_bytes_per_us"});
     t.alpha_us = r.matrix(fit["alpha_us"], "fit.alpha_us", kNoLimit);
     t.beta_bytes_per_us = r.matrix(fit["beta_bytes_per_us"], "fit.beta_bytes_per_us", kNoLimit);
+    if (const YAML::Node pieces = fit["pieces"]) {  // absent from files of older probes
+      yaml::expect_list(file, pieces, "fit.pieces",
+                        " of {up_to_bytes, alpha_us, beta_bytes_per_us}");
+      for (std::size_t k = 0; k < pieces.size(); ++k) {
+        const YAML::Node piece = pieces[k];
+        const std::string path = "fit.pieces[" + std::to_string(k) + "]";
+        yaml::expect_map(file, piece, path, " with up_to_bytes, alpha_us and beta_bytes_per_us");
+        yaml::check_keys(file, piece, path, {"up_to_bytes", "alpha_us", "beta_bytes_per_us"},
+                         {"up_to_bytes", "alpha_us", "beta_bytes_per_us"});
+        FitPiece p;
+        p.up_to_bytes =
+            yaml::integer(file, piece["up_to_bytes"], path + ".up_to_bytes", 1, 1LL << 40);
+        if (k > 0 && p.up_to_bytes <= t.pieces.back().up_to_bytes)
+          r.fail(piece["up_to_bytes"], path + ".up_to_bytes must be above the previous piece's (" +
+                                           std::to_string(t.pieces.back().up_to_bytes) + ")");
+        p.alpha_us = r.matrix(piece["alpha_us"], path + ".alpha_us", kNoLimit);
+        p.beta_bytes_per_us =
+            r.matrix(piece["beta_bytes_per_us"], path + ".beta_bytes_per_us", kNoLimit);
+        t.pieces.push_back(std::move(p));
+      }
+    }
   }
 
   if (const YAML::Node s = root["sensibility"]; s && !s.IsNull()) {

@@ -5,19 +5,18 @@
 #include <cstdio>
 #include <limits>
 
+#include "runtime/figure_text.h"
+
 namespace mcm::daemon {
 namespace {
 
-std::string ms(double us) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.2f ms", us / 1000);
-  return text;
+/// A base or an estimate built on one: NaN only where the table has no fit for a leg.
+std::string figure(double us) {
+  return latency_text(us, "no base measured");
 }
 
 std::string times(double ratio) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1fx", ratio);
-  return text;
+  return ratio_text(ratio, "no ratio (no base)");
 }
 
 }  // namespace
@@ -200,6 +199,15 @@ double PathSelector::estimate(int destination, int via, long long bytes, double 
   return first_us + base_(via, destination, bytes) + second;
 }
 
+std::string PathSelector::estimate_text(double us, int destination, int via,
+                                        long long bytes) const {
+  if (!std::isnan(us)) return figure(us) + " " + path_name(via);
+  if (std::isnan(base(destination, via, bytes)))
+    return "no estimate " + path_name(via) + " (the probe's table has no base for a leg of it)";
+  return "no estimate " + path_name(via) +
+         " (a leg congested now, or the detour found congested lately)";
+}
+
 std::optional<Decision> PathSelector::search(int destination, long long bytes, double now) {
   Pair& pair = pairs_[static_cast<size_t>(destination)];
   const int current = via_[static_cast<size_t>(destination)];
@@ -216,9 +224,9 @@ std::optional<Decision> PathSelector::search(int destination, long long bytes, d
   d.from_via = current;
   d.to_via = current;
   d.reason = path_name(current) + ": " + std::to_string(now_record.congested_in_a_row()) +
-             " observations in a row in the medium or high zone (last " + ms(last.latency_us) +
-             " in the " + to_string(last.zone) + " zone, base " + ms(last.base_us) + ": " +
-             times(last.ratio()) + "; margin " + ms(last.margin_us) + ")";
+             " observations in a row in the medium or high zone (last " + figure(last.latency_us) +
+             " in the " + to_string(last.zone) + " zone, base " + figure(last.base_us) + ": " +
+             times(last.ratio()) + "; margin " + figure(last.margin_us) + ")";
   // Staying: the probes bring news about the other paths every interval.
   const auto stay = [&](const std::string& why) {
     pair.next_search = now + config_.probe_interval_ms / 1000.0;
@@ -259,9 +267,9 @@ std::optional<Decision> PathSelector::search(int destination, long long bytes, d
     }
   }
   if (best == current)
-    return stay("no alternative is expected below " + ms(kBetterBy * current_us) +
-                " (70% of what " + path_name(current) + " costs now, " + ms(current_us) + ", at " +
-                std::to_string(bytes) + " bytes)");
+    return stay("no alternative is expected below " + figure(kBetterBy * current_us) +
+                " (70% of what " + path_name(current) + " costs now, " + figure(current_us) +
+                ", at " + std::to_string(bytes) + " bytes)");
   if (current < 0 && best >= 0) {  // the largest message late in the last second
     pair.suffered = bytes;
     for (const Observation& o : h)
@@ -283,8 +291,8 @@ std::optional<Decision> PathSelector::search(int destination, long long bytes, d
     ++switches_;
     if (current < 0 && now - pair.returned_at < 5 * hold(pair)) ++pair.flights;
   }
-  d.reason += "; " + path_name(best) + " expected " + ms(best_us) + " against " + ms(current_us) +
-              " now at " + std::to_string(bytes) + " bytes";
+  d.reason += "; " + path_name(best) + " expected " + figure(best_us) + " against " +
+              figure(current_us) + " now at " + std::to_string(bytes) + " bytes";
   if (best >= 0) {
     const auto& list = candidates_[static_cast<size_t>(destination)];
     const auto rank = std::find(list.begin(), list.end(), best) - list.begin();
@@ -388,9 +396,10 @@ std::vector<Decision> PathSelector::tick(double now) {
     std::snprintf(seconds, sizeof seconds, "%.1f s", healthy_for);
     back.reason = "direct path healthy for " + std::string(seconds) + " (" +
                   std::to_string(direct->healthy_in_a_row()) +
-                  " observations in the low zone; last " + ms(last.latency_us) + ", base " +
-                  ms(last.base_us) + ": " + times(last.ratio()) + "; expected " + ms(direct_us) +
-                  " against " + ms(detour_us) + " " + path_name(current) + ")";
+                  " observations in the low zone; last " + figure(last.latency_us) + ", base " +
+                  figure(last.base_us) + ": " + times(last.ratio()) + "; expected " +
+                  figure(direct_us) + " against " +
+                  estimate_text(detour_us, d, current, last.bytes) + ")";
     via_[static_cast<size_t>(d)] = -1;
     ++returns_;
     pair.hops = 0;

@@ -206,6 +206,9 @@ class PathSelector {
 
   /// "direct" or "via NAME".
   std::string path_name(int via) const;
+  /// What estimate() gave for path (destination, via), for a decision line: "1.20 ms via
+  /// vm3", or, for NaN, "no estimate via vm3 (...)" saying why (no base, or unusable now).
+  std::string estimate_text(double us, int destination, int via, long long bytes) const;
 
  private:
   struct Pair {                 ///< the state of one destination

@@ -11,7 +11,8 @@
 
 namespace mcm::daemon {
 
-/// The base latency function and the ranked detours of `table` for a job whose VMs are
+/// The base latency function (Topology::predict_us: the fit of the message's own size
+/// range) and the ranked detours of `table` for a job whose VMs are
 /// `vm_names` (the table may list them in any order, or more hosts); paths the table
 /// does not know get NaN and no candidates.
 struct ProbedPaths {

@@ -198,7 +198,7 @@ TEST_CASE("selector: a doubling is detected on a quiet path, not on a noisy one"
   for (int i = 0; i < 3; ++i) d = quiet.observe(1, -1, 2 * b + 100, kMiB4, t += 0.01, false);
   REQUIRE(d);  // detected; a detour (two legs of 4.3 ms) is no better than 2x: it stays
   CHECK(d->kind == Decision::Kind::stay);
-  CHECK(d->reason.find("margin 0.50 ms") != std::string::npos);
+  CHECK(d->reason.find("margin 500 µs") != std::string::npos);
   // Noisy (a loaded machine: healthy messages up to 3 ms late): 2x is within its noise,
   // 8x is not.
   PathSelector noisy = selector();
@@ -343,7 +343,7 @@ TEST_CASE("selector: no return while the direct path costs more than the detour"
   }
   const std::vector<Decision> back = probe_until_return(s, t, 110, 30);
   REQUIRE(back.size() == 1);
-  CHECK(back[0].reason.find("against 0.20 ms via vm3") != std::string::npos);
+  CHECK(back[0].reason.find("against 200 µs via vm3") != std::string::npos);
 }
 
 TEST_CASE("selector: on a quiet machine a return tolerates min_excess_us over the detour",

@@ -2,6 +2,8 @@
 // detours, and the command line.
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <cmath>
+#include <iterator>
 #include <optional>
 #include <set>
 #include <string>
@@ -51,6 +53,92 @@ TEST_CASE("the fit recovers alpha and beta and stays physical", "[probe]") {
   CHECK(fit->alpha_us == Approx(19.5).epsilon(0.05));
   // One measured size is not a fit.
   CHECK_FALSE(probe::fit_latency({64, 128}, {20.0, mcm::kNotMeasured}));
+}
+
+namespace {
+
+/// Two VMs measured at `sizes`, both ways, by `latency(size)` (vm2 -> vm1 twice as slow).
+template <typename F>
+mcm::Topology two_measured(const std::vector<long long>& sizes, F latency) {
+  mcm::Topology t;
+  t.hosts = {"vm1", "vm2"};
+  t.sizes = sizes;
+  t.reference_size = sizes.back();
+  for (long long s : sizes) {
+    t.latency_us.push_back(mcm::empty_matrix(2));
+    t.latency_us.back()[0][1] = latency(s);
+    t.latency_us.back()[1][0] = 2 * latency(s);
+  }
+  return t;
+}
+
+/// The shape of a testbed path, in three lines that meet at the bounds: 12 µs for a
+/// segment up to 1 KiB (+1 µs per 1000 bytes), then 1 µs per 100 bytes up to 64 KiB, then
+/// 118 bytes per µs.
+double piecewise_latency(long long size) {
+  const double s = static_cast<double>(size);
+  const double at_1k = 12.0 + 1024.0 / 1000.0;
+  const double at_64k = at_1k + (65536.0 - 1024.0) / 100.0;
+  if (size <= 1024) return 12.0 + s / 1000.0;
+  if (size <= 65536) return at_1k + (s - 1024.0) / 100.0;
+  return at_64k + (s - 65536.0) / 118.0;
+}
+
+}  // namespace
+
+TEST_CASE("the piecewise fit recovers small sizes exactly, and the large ones", "[probe][fit]") {
+  mcm::Topology t = two_measured(probe::default_sizes(), piecewise_latency);
+  probe::fit_all(t);
+  REQUIRE(t.pieces.size() == std::size(probe::kPieceBounds));
+  CHECK(t.pieces[0].up_to_bytes == 1024);
+  CHECK(t.pieces[1].up_to_bytes == 65536);
+  CHECK(t.pieces[0].alpha_us[0][1] == Approx(12.0).epsilon(1e-6));
+  CHECK(t.pieces[0].beta_bytes_per_us[0][1] == Approx(1000.0).epsilon(1e-6));
+  CHECK(t.pieces[1].beta_bytes_per_us[0][1] == Approx(100.0).epsilon(1e-6));
+  CHECK(t.beta_bytes_per_us[0][1] == Approx(118.0).epsilon(1e-6));
+  for (long long size : {8LL, 24LL, 1024LL, 4096LL, 16384LL, 65536LL, 262144LL, 4LL << 20}) {
+    INFO("size " << size);
+    CHECK(t.predict_us(0, 1, size) == Approx(piecewise_latency(size)).epsilon(1e-6));
+    CHECK(t.predict_us(1, 0, size) == Approx(2 * piecewise_latency(size)).epsilon(1e-6));
+  }
+  // One line through every size, as before the pieces: 24 B far from its 12 µs.
+  std::vector<double> all;
+  for (long long s : probe::default_sizes()) all.push_back(piecewise_latency(s));
+  const auto one_line = probe::fit_latency(probe::default_sizes(), all);
+  REQUIRE(one_line);
+  const double one_line_24 = one_line->alpha_us + 24 / one_line->beta_bytes_per_us;
+  CHECK(std::abs(one_line_24 - piecewise_latency(24)) > 0.25 * piecewise_latency(24));
+}
+
+TEST_CASE("without two sizes in every piece, one fit serves every size", "[probe][fit]") {
+  const auto line = [](long long s) { return 30.0 + static_cast<double>(s) / 100.0; };
+  mcm::Topology t = two_measured({64, 16384, 262144, 1 << 20}, line);  // one size up to 1 KiB
+  probe::fit_all(t);
+  CHECK(t.pieces.empty());
+  CHECK(t.predict_us(0, 1, 24) == Approx(line(24)).epsilon(1e-6));
+  // Piecewise on one path only: the other (24 B lost) keeps its single fit, NaN in the
+  // pieces.
+  t = two_measured({24, 1024, 16384, 65536, 1 << 20}, line);
+  t.latency_us[0][1][0] = mcm::kNotMeasured;
+  probe::fit_all(t);
+  REQUIRE(t.pieces.size() == 2);
+  CHECK(mcm::measured(t.pieces[0].alpha_us[0][1]));
+  CHECK_FALSE(mcm::measured(t.pieces[0].alpha_us[1][0]));
+  CHECK(t.predict_us(1, 0, 24) == Approx(2 * line(24)).epsilon(1e-6));
+}
+
+TEST_CASE("the default ladder measures small sizes on both sides of the split", "[probe][fit]") {
+  const auto& sizes = probe::default_sizes();
+  CHECK(sizes.front() <= 24);
+  CHECK(std::count(sizes.begin(), sizes.end(), 1024) == 1);
+  // At least two sizes per piece and from the last bound on: every path gets pieces.
+  long long lo = 0;
+  for (long long hi : probe::kPieceBounds) {
+    CHECK(std::count_if(sizes.begin(), sizes.end(),
+                        [&](long long s) { return s >= lo && s <= hi; }) >= 2);
+    lo = hi;
+  }
+  CHECK(std::count_if(sizes.begin(), sizes.end(), [&](long long s) { return s >= lo; }) >= 2);
 }
 
 namespace {

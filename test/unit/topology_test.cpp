@@ -126,6 +126,72 @@ TEST_CASE("topology errors point at the line and column", "[topology]") {
       "cannot read topology file '/nonexistent/topo.yaml': No such file or directory");
 }
 
+TEST_CASE("the pieces of the fit survive writing and reading back", "[topology][fit]") {
+  mcm::Topology t = sample();
+  t.pieces.resize(2);
+  t.pieces[0].up_to_bytes = 1024;
+  t.pieces[1].up_to_bytes = 65536;
+  for (mcm::FitPiece& p : t.pieces) p.alpha_us = p.beta_bytes_per_us = mcm::empty_matrix(3);
+  t.pieces[0].alpha_us[0][2] = 12.5;
+  t.pieces[0].beta_bytes_per_us[0][2] = 1000;
+  t.pieces[1].alpha_us[0][2] = 31.25;
+  t.pieces[1].beta_bytes_per_us[0][2] = 250;
+  const std::string yaml = mcm::to_yaml(t);
+  CHECK(yaml.find("  pieces:") != std::string::npos);
+  const mcm::Topology r = mcm::parse_topology(yaml, "topo.yaml");
+  REQUIRE(r.pieces.size() == 2);
+  CHECK(r.pieces[0].up_to_bytes == 1024);
+  CHECK(r.pieces[1].up_to_bytes == 65536);
+  CHECK(r.pieces[1].alpha_us[0][2] == Approx(31.25));
+  CHECK(r.pieces[1].beta_bytes_per_us[0][2] == Approx(250));
+  CHECK_FALSE(mcm::measured(r.pieces[0].alpha_us[1][0]));
+  // Each size from the line of its own range; a bound belongs to the piece it ends.
+  CHECK(r.predict_us(0, 2, 24) == Approx(12.5 + 24.0 / 1000));
+  CHECK(r.predict_us(0, 2, 1024) == Approx(12.5 + 1024.0 / 1000));
+  CHECK(r.predict_us(0, 2, 1025) == Approx(31.25 + 1025.0 / 250));
+  CHECK(r.predict_us(0, 2, 65536) == Approx(31.25 + 65536.0 / 250));
+  CHECK(r.predict_us(0, 2, 65537) == Approx(9.5 + 65537.0 / 110));
+  CHECK_FALSE(mcm::measured(r.predict_us(1, 2, 24)));
+  // Without pieces (every table before them) nothing is written for them.
+  CHECK(mcm::to_yaml(sample()).find("pieces") == std::string::npos);
+}
+
+TEST_CASE("a table written before the pieces of the fit still loads", "[topology][fit]") {
+  // As mcm-probe wrote it before: one alpha and beta per path for every size.
+  const mcm::Topology t = mcm::parse_topology(
+      kMinimal +
+          "fit:\n  alpha_us: [[~, 0.004], [12, ~]]\n  beta_bytes_per_us: [[~, 110], "
+          "[100, ~]]\n",
+      "topo.yaml");
+  CHECK(t.pieces.empty());
+  CHECK(t.predict_us(0, 1, 24) == Approx(0.004 + 24.0 / 110));
+  CHECK(t.predict_us(1, 0, 1 << 20) == Approx(12 + 1048576.0 / 100));
+}
+
+TEST_CASE("errors in the pieces of the fit point at the line and column", "[topology][fit]") {
+  const std::string fit =
+      kMinimal + "fit:\n  alpha_us: [[~, 1], [1, ~]]\n  beta_bytes_per_us: [[~, 9], [9, ~]]\n";
+  const std::string matrices =
+      "    alpha_us: [[~, 1], [1, ~]]\n    beta_bytes_per_us: [[~, 9], [9, ~]]\n";
+  CHECK(error_of(fit + "  pieces: 3\n") ==
+        "topo.yaml:9:11: fit.pieces must be a list of {up_to_bytes, alpha_us, "
+        "beta_bytes_per_us}");
+  CHECK(error_of(fit + "  pieces:\n  - " + matrices.substr(4)) ==
+        "topo.yaml:10:5: fit.pieces[0] needs the key 'up_to_bytes'");
+  CHECK(error_of(fit + "  pieces:\n  - up_to_bytes: 0\n" + matrices) ==
+        "topo.yaml:10:18: fit.pieces[0].up_to_bytes must be an integer between 1 and "
+        "1099511627776");
+  CHECK(error_of(fit + "  pieces:\n  - up_to_bytes: 1024\n" + matrices + "  - up_to_bytes: 512\n" +
+                 matrices) ==
+        "topo.yaml:13:18: fit.pieces[1].up_to_bytes must be above the previous piece's (1024)");
+  CHECK(error_of(fit + "  pieces:\n  - up_to_bytes: 1024\n    alpha_us: [[~, 1]]\n" +
+                 matrices.substr(matrices.find("    beta"))) ==
+        "topo.yaml:11:15: fit.pieces[0].alpha_us has 1 rows, needs 2 rows of 2 values (one per "
+        "host)");
+  CHECK(error_of(fit + "  pieces:\n  - up_to_bytes: 1024\n" + matrices + "    colour: red\n")
+            .rfind("topo.yaml:13:5: unknown key 'colour'", 0) == 0);
+}
+
 TEST_CASE("a table from other hosts is refused, a subset in any order accepted", "[topology]") {
   const mcm::Topology t = sample();
   CHECK_NOTHROW(mcm::check_hosts(t, {"vm3", "vm1"}, "topo.yaml"));

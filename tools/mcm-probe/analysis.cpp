@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 
 namespace probe {
 
@@ -40,18 +41,50 @@ std::optional<Fit> fit_latency(const std::vector<long long>& sizes,
 
 void fit_all(mcm::Topology& t) {
   const std::size_t n = t.size();
+  constexpr std::size_t kPieces = std::size(kPieceBounds);
   t.alpha_us = mcm::empty_matrix(n);
   t.beta_bytes_per_us = mcm::empty_matrix(n);
+  t.pieces.assign(kPieces, mcm::FitPiece{});
+  for (std::size_t k = 0; k < kPieces; ++k) {
+    t.pieces[k].up_to_bytes = kPieceBounds[k];
+    t.pieces[k].alpha_us = t.pieces[k].beta_bytes_per_us = mcm::empty_matrix(n);
+  }
+  bool any_piecewise = false;
   for (std::size_t i = 0; i < n; ++i)
     for (std::size_t j = 0; j < n; ++j) {
       if (i == j) continue;
-      std::vector<double> column;
-      for (const mcm::Matrix& m : t.latency_us) column.push_back(m[i][j]);
-      if (auto fit = fit_latency(t.sizes, column)) {
+      // The path's measured points, all of them and per range: range k < kPieces is piece
+      // k's, range kPieces the sizes from the last bound on.
+      std::vector<long long> all_sizes, range_sizes[kPieces + 1];
+      std::vector<double> all, range[kPieces + 1];
+      for (std::size_t k = 0; k < t.sizes.size(); ++k) {
+        const double l = t.latency_us[k][i][j];
+        if (!measured(l)) continue;
+        const long long s = t.sizes[k];
+        all_sizes.push_back(s), all.push_back(l);
+        for (std::size_t p = 0; p <= kPieces; ++p) {
+          const long long lo = p == 0 ? 0 : kPieceBounds[p - 1];
+          const long long hi = p == kPieces ? s : kPieceBounds[p];
+          if (s >= lo && s <= hi) range_sizes[p].push_back(s), range[p].push_back(l);
+        }
+      }
+      std::optional<Fit> fits[kPieces + 1];
+      bool piecewise = true;
+      for (std::size_t p = 0; p <= kPieces; ++p)
+        piecewise = (fits[p] = fit_latency(range_sizes[p], range[p])) && piecewise;
+      const auto fit = piecewise ? fits[kPieces] : fit_latency(all_sizes, all);
+      if (fit) {
         t.alpha_us[i][j] = fit->alpha_us;
         t.beta_bytes_per_us[i][j] = fit->beta_bytes_per_us;
       }
+      if (!piecewise) continue;
+      any_piecewise = true;
+      for (std::size_t p = 0; p < kPieces; ++p) {
+        t.pieces[p].alpha_us[i][j] = fits[p]->alpha_us;
+        t.pieces[p].beta_bytes_per_us[i][j] = fits[p]->beta_bytes_per_us;
+      }
     }
+  if (!any_piecewise) t.pieces.clear();
 }
 
 double reference_latency(const mcm::Topology& t, int source, int destination) {

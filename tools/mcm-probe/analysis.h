@@ -21,7 +21,21 @@ struct Fit {
 std::optional<Fit> fit_latency(const std::vector<long long>& sizes,
                                const std::vector<double>& latency_us);
 
-/// Fills topology.alpha_us and beta_bytes_per_us for every measured path.
+/// Where the fit's pieces end (Topology::pieces), ascending. Up to 1 KiB a message is one
+/// TCP segment and costs its path's fixed latency (the testbed: 7-25 µs for 24 B and for
+/// 1 KiB alike); up to Open MPI's TCP eager limit (btl_tcp_eager_limit, 64 KiB) it goes
+/// out in one send and grows with the size; larger ones go in a rendezvous, bandwidth-bound.
+/// One line through all of them gives small sizes the intercept of a fit that the large
+/// ones dominate (0-10 µs where 24 bytes take tens of µs); one through the sizes up to
+/// 64 KiB still missed 24 B and 1 KiB by up to 50% on the testbed.
+inline constexpr long long kPieceBounds[] = {1 << 10, 64 << 10};
+
+/// Fills the fit of every measured path (topology.h): piecewise where each piece and the
+/// sizes from the last bound on have two measured sizes (a bound counts on both of its
+/// sides, so that neighbouring lines meet near it): pieces[k] from the sizes between the
+/// bounds k-1 and k, alpha_us/beta_bytes_per_us from the last bound on. Otherwise one fit
+/// over every size in alpha_us/beta_bytes_per_us and NaN in the pieces (which stay empty
+/// when no path has them).
 void fit_all(mcm::Topology& topology);
 
 /// A path's latency at the reference size: the measurement, else the fit, else NaN.

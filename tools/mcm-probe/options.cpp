@@ -12,7 +12,7 @@
 namespace probe {
 
 const std::vector<long long>& default_sizes() {
-  static const std::vector<long long> sizes = {64,        1024,    16 << 10, 64 << 10,
+  static const std::vector<long long> sizes = {24,        1024,    16 << 10, 64 << 10,
                                                256 << 10, 1 << 20, 4 << 20};
   return sizes;
 }
@@ -173,7 +173,7 @@ Options:
   --no-heatmap         draw no picture
   --pattern FILE       measure the sizes the application sends most: the pattern.yaml
                        of an `mcmrun --mode record` run
-  --sizes LIST         measure these sizes, e.g. 64,16K,1M (default: 64 B to 4 MiB)
+  --sizes LIST         measure these sizes, e.g. 64,16K,1M (default: 24 B to 4 MiB)
   --quick              the latency matrix only (no sensibility phase)
   --time-budget SEC    stop measuring after about SEC seconds, launch included
                        (default: 120); what did not fit is listed in the file's

@@ -33,7 +33,9 @@ struct Options {
   std::vector<std::string> mpirun_options;  ///< everything after `--`
 };
 
-/// The default ladder: 64 B to 4 MiB.
+/// The default ladder: 24 B (a runtime probe's size), 1 KiB, 16 KiB, 64 KiB (Open MPI's
+/// TCP eager limit, the fit's split), 256 KiB, 1 MiB, 4 MiB: four sizes on either side of
+/// the split for the piecewise fit (analysis.h).
 const std::vector<long long>& default_sizes();
 
 /// "64", "1K"/"1KiB", "4M", "1G" (binary multiples) -> bytes; throws UsageError naming

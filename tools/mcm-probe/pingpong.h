@@ -21,10 +21,13 @@ namespace probe {
 
 /// How many samples per size: min_reps, then more until target_seconds have passed or
 /// max_reps are taken; and none started after cap_seconds (so a slow path gives fewer
-/// samples, at least one, in bounded time).
+/// samples, at least one, in bounded time). A small size takes samples for the whole
+/// target_seconds (tens of µs each): 40 of them took 0.4 ms, and a moment without CPU on a
+/// shared machine then delayed every one (24 B read 45 µs on a path a ping-pong crosses in
+/// 10 µs).
 struct Repetitions {
   int min_reps = 3;
-  int max_reps = 40;
+  int max_reps = 2000;
   double target_seconds = 0.02;
   double cap_seconds = 2.0;
 };
@@ -39,7 +42,7 @@ struct DirectionResult {
 
 /// The sender's side: `peer`'s clock minus ours, in seconds, from `pings` empty pings;
 /// ends the echo with kStop.
-double estimate_offset(MPI_Comm comm, int peer, int pings = 16);
+double estimate_offset(MPI_Comm comm, int peer, int pings = 256);
 
 /// The sender's side: measures every size of `sizes` to `peer`, whose clock is `offset`
 /// seconds ahead of ours; ends the echo with kStop.

@@ -62,23 +62,40 @@ std::string summary_text(const mcm::Topology& t) {
   }
   if (!outliers) o << "No outlier: every path is within " << kOutlierFactor << "x the median.\n";
 
-  if (!t.alpha_us.empty()) {
-    double a_lo = 1e300, a_hi = 0, b_lo = 1e300, b_hi = 0;
-    for (int i = 0; i < n; ++i)
+  // "alpha A-B µs, beta C-D MB/s" over the paths of one fit; "" when it has none.
+  auto fit_range = [&](const mcm::Matrix& alpha, const mcm::Matrix& beta) -> std::string {
+    double a_lo = 1e300, a_hi = -1, b_lo = 1e300, b_hi = -1;
+    for (int i = 0; i < n && !alpha.empty(); ++i)
       for (int j = 0; j < n; ++j)
-        if (i != j && mcm::measured(t.alpha_us[i][j])) {
-          a_lo = std::min(a_lo, t.alpha_us[i][j]), a_hi = std::max(a_hi, t.alpha_us[i][j]);
-          b_lo = std::min(b_lo, t.beta_bytes_per_us[i][j]);
-          b_hi = std::max(b_hi, t.beta_bytes_per_us[i][j]);
+        if (i != j && mcm::measured(alpha[i][j]) && mcm::measured(beta[i][j])) {
+          a_lo = std::min(a_lo, alpha[i][j]), a_hi = std::max(a_hi, alpha[i][j]);
+          b_lo = std::min(b_lo, beta[i][j]), b_hi = std::max(b_hi, beta[i][j]);
         }
-    if (a_hi > 0 || b_hi > 0) {
-      char text[160];
-      std::snprintf(text, sizeof text,
-                    "Fit latency = alpha + size/beta over %zu sizes: alpha %.1f-%.1f µs, "
-                    "beta %.1f-%.1f MB/s\n",
-                    t.sizes.size(), a_lo, a_hi, b_lo, b_hi);
-      o << text;
+    if (a_hi < 0) return "";
+    // A flat line (latency not growing with the size) has the fit's largest beta.
+    const auto beta_text = [](double b) {
+      char text[32];
+      std::snprintf(text, sizeof text, b >= 1e6 ? "flat" : "%.1f", b);
+      return std::string(text);
+    };
+    char text[120];
+    std::snprintf(text, sizeof text, "alpha %.1f-%.1f µs, beta %s-%s MB/s", a_lo, a_hi,
+                  beta_text(b_lo).c_str(), beta_text(b_hi).c_str());
+    return text;
+  };
+  const std::string last = fit_range(t.alpha_us, t.beta_bytes_per_us);
+  if (!t.pieces.empty()) {
+    o << "Fit latency = alpha + size/beta, piecewise:";
+    long long from = 0;
+    for (const mcm::FitPiece& piece : t.pieces) {
+      o << (from ? "; " : " ") << (from ? "above " + size_text(from) + " " : std::string())
+        << "up to " << size_text(piece.up_to_bytes) << ": "
+        << fit_range(piece.alpha_us, piece.beta_bytes_per_us);
+      from = piece.up_to_bytes;
     }
+    o << "; above " << size_text(from) << ": " << last << "\n";
+  } else if (!last.empty()) {
+    o << "Fit latency = alpha + size/beta over " << t.sizes.size() << " sizes: " << last << "\n";
   }
 
   if (t.sensibility) {

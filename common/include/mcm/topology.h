@@ -12,8 +12,12 @@
 //     64: [[~, 31.2, ...], ...]        #   row = source, column = destination, ~ = none
 //   spread_us: {64: [[...]], ...}      # per size, N x N interquartile range in µs
 //   fit:                               # latency(size) = alpha_us + size / beta_bytes_per_us
-//     alpha_us: [[...]]
-//     beta_bytes_per_us: [[...]]       #   (bytes per µs = MB/s)
+//     alpha_us: [[...]]                #   sizes above the last piece's bound (every size
+//     beta_bytes_per_us: [[...]]       #   without pieces); bytes per µs = MB/s
+//     pieces:                          # optional, bounds ascending: the sizes up to
+//       - up_to_bytes: 1024            #   up_to_bytes (and above the previous bound),
+//         alpha_us: [[...]]            #   fitted on their own measurements; a path's ~:
+//         beta_bytes_per_us: [[...]]   #   the next piece that has one, else the fit above
 //   sensibility: [[0, 1, ...], ...]    # N x N, or ~ when not measured (--quick)
 //   sensibility_info:
 //     factor: 2.0                      # a path counts as affected above factor x base
@@ -58,6 +62,13 @@ struct Detour {
   bool operator==(const Detour& o) const;
 };
 
+/// One line of a piecewise fit (Topology::pieces).
+struct FitPiece {
+  long long up_to_bytes = 0;  ///< the largest size it serves
+  Matrix alpha_us;            ///< NaN for a path without this piece
+  Matrix beta_bytes_per_us;
+};
+
 struct SensibilityInfo {
   double factor = 2.0;
   long long size = 0;
@@ -78,6 +89,9 @@ struct Topology {
   std::vector<Matrix> spread_us;   ///< likewise
   Matrix alpha_us;                 ///< empty when not fitted yet
   Matrix beta_bytes_per_us;
+  /// The lines of the smaller sizes, by ascending bound; empty when every size has the one
+  /// line above (files written before pieces existed, or too few sizes measured).
+  std::vector<FitPiece> pieces;
   std::optional<std::vector<std::vector<int>>> sensibility;
   SensibilityInfo sensibility_info;
   std::vector<std::vector<std::vector<int>>> alternatives;  ///< empty when not ranked yet
@@ -86,7 +100,9 @@ struct Topology {
   std::size_t size() const { return hosts.size(); }
   /// The index of `size` in sizes, or -1.
   int size_index(long long size) const;
-  /// alpha + size / beta for the path, or NaN without a fit for it.
+  /// alpha + size / beta for the path from the fit of the size's own range: the first
+  /// piece whose bound is >= size and that has the path, else alpha_us/beta_bytes_per_us;
+  /// NaN without a fit for the path.
   double predict_us(int source, int destination, long long size) const;
 };
 
