@@ -1,0 +1,104 @@
+// Whether a detour pays for itself (issue 40): a detour has its own cost (the
+// intermediate's daemon and uplink, and on shared cores the CPU its relaying takes), so for
+// a mildly congested link the pair's messages can take longer on it than they took on the
+// congested direct path. Pure: no MPI, no clock (callers pass times in seconds).
+//
+// Figures are per message and per size class (PathRecord's, below and from kLargeBytes),
+// each message's latency divided by the direct path's base at its size: a 16 KiB message is
+// compared with a 16 KiB one, a 300 kB one with a 300 kB one, whatever the mix.
+//  - before: at the switch, the pair's messages (not probes) on its direct path in the last
+//    kBeforeSeconds, its median ratio per class (fixed until the pair leaves the detours);
+//  - detour: the messages of each class on the detour now in use in the last return_after
+//    (at most kMaxSamples);
+//  - probes: the direct path's probes since the switch (the return probes) of the last
+//    2 x return_after, when there are kMinProbes of them in the class.
+// judge() compares the class of the size that made the pair leave, else the other one,
+// once both the detour and the before figure have kMinMessages in it. The reference is the
+// larger of before and probes (a congestion that grew since the switch keeps the detour);
+// the detour does not pay while its median is not below (1 - min_gain) x the reference.
+// The pair gives it up once it has been on the detour for trial (2 x return_after) and every
+// judgement for the last hold (return_after) said it does not pay: one that says it pays
+// starts that hold again (hysteresis, no flapping on a noisy figure). After the k-th give-up
+// (k = 1, 2, 3...) the pair does not search for another detour for return_after x 4^k, at
+// most 64x: each new trial costs the application while it lasts, so they get rarer.
+#pragma once
+
+#include <array>
+#include <deque>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runtime/path_record.h"
+
+namespace mcm::daemon {
+
+class DetourPayoff {
+ public:
+  static constexpr double kBeforeSeconds = 2.0;
+  static constexpr std::size_t kMaxSamples = 512;
+  static constexpr std::size_t kMinMessages = 8;
+  static constexpr std::size_t kMinProbes = 3;
+  /// The trial on a detour before it is judged, in units of return_after.
+  static constexpr double kTrialHolds = 2.0;
+
+  /// `min_gain`: the share (0..1) by which a detour's messages must be faster than the
+  /// reference; `return_after_s`: RuntimeConfig::return_after_ms in seconds.
+  DetourPayoff(int vm_count, double min_gain, double return_after_s);
+
+  /// The pair to `destination` left its direct path at `now` (`direct`: its record, for the
+  /// before figure; may be null), because messages of `suffered_bytes` were late.
+  void start(int destination, const PathRecord* direct, long long suffered_bytes, double now);
+  /// The pair moved from one detour to another at `now`: a new trial, the same before figure.
+  void moved(int destination, double now);
+  /// The pair is back on its direct path: nothing to judge until the next start().
+  void stop(int destination);
+  /// A message of the pair on its detour now in use, at `now`: `latency_us` one-way, and the
+  /// direct path's base for its size.
+  void add(int destination, double latency_us, double direct_base_us, long long bytes, double now);
+
+  /// What a give-up is based on, for the decision's reason.
+  struct Verdict {
+    double detour_us = 0;  ///< per message on the detour (median), at `bytes`
+    double before_us = 0;  ///< per message on the direct path before the switch
+    double probes_us = std::numeric_limits<double>::quiet_NaN();  ///< direct probes now
+    long long bytes = 0;        ///< the size the figures are given at (the detour's median)
+    std::size_t on_detour = 0;  ///< messages behind detour_us
+    std::size_t before = 0;     ///< messages behind before_us
+    int give_ups = 0;           ///< this pair's, this one included
+    double hold_s = 0;          ///< no search for another detour before this long
+    std::string text() const;
+  };
+  /// Called with time (every tick of a detoured pair): the verdict when the pair should
+  /// give its detour up now (see the header), nothing otherwise. `direct`: its record, for
+  /// the probes' figure (may be null). A verdict is a give-up: counted, and the pair is
+  /// stopped. Costs a sort of its figures (at most kMaxSamples).
+  std::optional<Verdict> judge(int destination, const PathRecord* direct, double now);
+  int give_ups(int destination) const { return pairs_[static_cast<size_t>(destination)].give_ups; }
+
+ private:
+  struct Sample {
+    double time = 0;
+    double ratio = 0;  ///< latency / the direct base at its size
+    double base_us = 0;
+    long long bytes = 0;
+  };
+  struct Pair {
+    bool active = false;
+    double since = 0;    ///< switch (or move) time: the trial starts here
+    double left_at = 0;  ///< when it left the direct path: probes count from here
+    int suffered_class = 0;
+    std::array<std::vector<double>, 2> before;  ///< ratios, by size class
+    std::array<std::deque<Sample>, 2> detour;   ///< newest last, by size class
+    double not_paying_since = -1;               ///< -1: the last judgement said it pays
+    int give_ups = 0;
+  };
+
+  int vm_count_;
+  double min_gain_;
+  double return_after_s_;
+  std::vector<Pair> pairs_;
+};
+
+}  // namespace mcm::daemon
