@@ -29,9 +29,13 @@ std::string ms(double us) {
 }  // namespace
 
 std::string DetourPayoff::Verdict::text() const {
-  std::string t = "the detour does not pay: " + ms(detour_us) + " per message on it against " +
-                  ms(before_us) + " direct before the switch";
-  if (!std::isnan(probes_us)) t += " (direct probes now " + ms(probes_us) + ")";
+  std::string t = "the detour does not pay: " + ms(detour_us) + " per message on it against ";
+  if (std::isnan(before_us))
+    t += "direct probes now " + ms(probes_us) + " (no messages on direct before the switch)";
+  else
+    t += ms(before_us) + " direct before the switch";
+  if (!std::isnan(before_us) && !std::isnan(probes_us))
+    t += " (direct probes now " + ms(probes_us) + ")";
   char tail[160];
   std::snprintf(tail, sizeof tail,
                 ", at %lld bytes (medians of %zu messages on it and %zu before); give-up #%d: "
@@ -70,6 +74,16 @@ void DetourPayoff::moved(int destination, double now) {
   for (auto& c : p.detour) c.clear();  // the old detour's messages say nothing of this one
 }
 
+long long DetourPayoff::typical_bytes(int destination) const {
+  if (destination < 0 || destination >= vm_count_) return 0;
+  const Pair& p = pairs_[static_cast<size_t>(destination)];
+  if (!p.active) return 0;
+  const auto& most = p.detour[0].size() > p.detour[1].size() ? p.detour[0] : p.detour[1];
+  std::vector<long long> sizes;
+  for (const Sample& s : most) sizes.push_back(s.bytes);
+  return sizes.empty() ? 0 : median(sizes);
+}
+
 void DetourPayoff::stop(int destination) {
   if (destination < 0 || destination >= vm_count_) return;
   pairs_[static_cast<size_t>(destination)].active = false;
@@ -93,47 +107,43 @@ std::optional<DetourPayoff::Verdict> DetourPayoff::judge(int destination, const 
   if (destination < 0 || destination >= vm_count_) return std::nullopt;
   Pair& p = pairs_[static_cast<size_t>(destination)];
   if (!p.active) return std::nullopt;
-  int c = -1;
-  for (int k : {p.suffered_class, 1 - p.suffered_class}) {
-    const auto& on = p.detour[static_cast<size_t>(k)];
-    // Only the last return_after's messages (add() drops older ones as new ones come).
-    const auto fresh = std::count_if(
-        on.begin(), on.end(), [&](const Sample& s) { return now - s.time <= return_after_s_; });
-    if (static_cast<std::size_t>(fresh) >= kMinMessages &&
-        p.before[static_cast<size_t>(k)].size() >= kMinMessages) {
-      c = k;
-      break;
+  // The class compared: the one that suffered first, with enough figures on both sides.
+  std::vector<double> ratios, bases, before, probes;
+  std::vector<long long> sizes;
+  for (int c : {p.suffered_class, 1 - p.suffered_class}) {
+    ratios.clear(), bases.clear(), sizes.clear(), probes.clear();
+    for (const Sample& s : p.detour[static_cast<size_t>(c)]) {
+      if (now - s.time > return_after_s_) continue;  // add() drops them as new ones come
+      ratios.push_back(s.ratio);
+      bases.push_back(s.base_us);
+      sizes.push_back(s.bytes);
     }
+    if (direct != nullptr)
+      for (const Observation& o : direct->history())
+        if (o.probe && o.base_us > 0 && o.time >= p.left_at && size_class(o.bytes) == c &&
+            now - o.time <= kTrialHolds * return_after_s_)
+          probes.push_back(o.latency_us / o.base_us);
+    before = p.before[static_cast<size_t>(c)];
+    if (before.size() < kMinMessages) before.clear();
+    if (probes.size() < kMinProbes) probes.clear();
+    if (ratios.size() >= kMinMessages && !(before.empty() && probes.empty())) break;
+    ratios.clear();
   }
-  if (c < 0) {  // too few messages to say: not a judgement either way
+  if (ratios.empty()) {  // too few figures to say: not a judgement either way
     p.not_paying_since = -1;
     return std::nullopt;
   }
-  std::vector<double> ratios, bases;
-  std::vector<long long> sizes;
-  for (const Sample& s : p.detour[static_cast<size_t>(c)]) {
-    if (now - s.time > return_after_s_) continue;
-    ratios.push_back(s.ratio);
-    bases.push_back(s.base_us);
-    sizes.push_back(s.bytes);
-  }
-  std::vector<double> before = p.before[static_cast<size_t>(c)];
-  std::vector<double> probes;
-  if (direct != nullptr)
-    for (const Observation& o : direct->history())
-      if (o.probe && o.base_us > 0 && o.time >= p.left_at && size_class(o.bytes) == c &&
-          now - o.time <= kTrialHolds * return_after_s_)
-        probes.push_back(o.latency_us / o.base_us);
   Verdict v;
   v.on_detour = ratios.size();
   v.before = before.size();
   const double scale = median(bases);  // the figures are given at the detour's typical size
   v.bytes = median(sizes);
   v.detour_us = median(ratios) * scale;
-  v.before_us = median(before) * scale;
-  if (probes.size() >= kMinProbes) v.probes_us = median(probes) * scale;
-  const double reference =
-      std::isnan(v.probes_us) ? v.before_us : std::max(v.before_us, v.probes_us);
+  v.before_us = median(before) * scale;  // NaN when empty
+  v.probes_us = median(probes) * scale;
+  const double reference = std::isnan(v.probes_us)   ? v.before_us
+                           : std::isnan(v.before_us) ? v.probes_us
+                                                     : std::max(v.before_us, v.probes_us);
   if (v.detour_us < (1 - min_gain_) * reference) {  // it pays: the hold starts again
     p.not_paying_since = -1;
     return std::nullopt;

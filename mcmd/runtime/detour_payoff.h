@@ -13,8 +13,11 @@
 //  - probes: the direct path's probes since the switch (the return probes) of the last
 //    2 x return_after, when there are kMinProbes of them in the class.
 // judge() compares the class of the size that made the pair leave, else the other one,
-// once both the detour and the before figure have kMinMessages in it. The reference is the
-// larger of before and probes (a congestion that grew since the switch keeps the detour);
+// once the detour has kMinMessages in it and before (kMinMessages) or probes (kMinProbes)
+// has a figure. The reference is the larger of before and probes (a congestion that grew
+// since the switch keeps the detour), or the one known (a switch on probes, before the
+// application sent anything the receiver waited for, has no before figure; the direct path
+// is probed with the size of the pair's messages then, typical_bytes());
 // the detour does not pay while its median is not below (1 - min_gain) x the reference.
 // The pair gives it up once it has been on the detour for trial (2 x return_after) and every
 // judgement for the last hold (return_after) said it does not pay: one that says it pays
@@ -58,10 +61,14 @@ class DetourPayoff {
   /// direct path's base for its size.
   void add(int destination, double latency_us, double direct_base_us, long long bytes, double now);
 
+  /// The median size of the pair's messages on its detour (of the class with more of
+  /// them); 0 when none or not detoured. What its direct path is probed with.
+  long long typical_bytes(int destination) const;
+
   /// What a give-up is based on, for the decision's reason.
   struct Verdict {
     double detour_us = 0;  ///< per message on the detour (median), at `bytes`
-    double before_us = 0;  ///< per message on the direct path before the switch
+    double before_us = 0;  ///< per message on the direct path before the switch, NaN: none
     double probes_us = std::numeric_limits<double>::quiet_NaN();  ///< direct probes now
     long long bytes = 0;        ///< the size the figures are given at (the detour's median)
     std::size_t on_detour = 0;  ///< messages behind detour_us

@@ -67,10 +67,11 @@ Runtime::Runtime(const Layout& layout, MpiPoller& poller, boost::asio::io_contex
         "runtime: zones: medium from {}x, high from {}x the base latency, and at least {} "
         "µs and {}x the path's noise above it (noise: the 90th percentile of its healthy "
         "excesses; {:.0f} µs until known); {} congested observations in a row trigger a "
-        "search; return after {} ms healthy; probes every {} ms{}",
+        "search; return after {} ms healthy; a detour whose messages are not {:.0f}% faster "
+        "than direct is given up; probes every {} ms{}",
         z.medium_factor, z.high_factor, z.min_excess_us, z.noise_factor,
         PathSelector::kInitialNoiseUs, config.consecutive, config.return_after_ms,
-        config.probe_interval_ms,
+        config.detour_min_gain * 100, config.probe_interval_ms,
         notify_ranks ? "; healthy paths go directly from rank to rank" : "");
   } else if (table == nullptr) {
     log_->info(
@@ -149,8 +150,9 @@ void Runtime::on_timer() {
   for (int vm = 0; vm < layout_.daemon_count; ++vm) {
     if (vm == layout_.vm || !(everyone || selector_.detoured(vm))) continue;
     // Once per interval a detoured pair's direct path gets a probe of the size that
-    // suffered (runtime_messages.h rule 4).
-    const long long sized = everyone && selector_.detoured(vm) ? selector_.suffered_bytes(vm) : 0;
+    // suffered, or of its messages' if larger (runtime_messages.h rule 4).
+    const long long sized =
+        everyone && selector_.detoured(vm) ? selector_.direct_probe_bytes(vm) : 0;
     send_probe(vm, std::min<long long>(sized, protocol::kMaxProbeBytes));
     ++sent;
   }

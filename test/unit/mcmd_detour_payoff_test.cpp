@@ -168,3 +168,27 @@ TEST_CASE("payoff: after a give-up the pair is held on direct, longer each time"
   CHECK(s.switches() == 3);
   CHECK(s.returns() == 2);
 }
+
+TEST_CASE("payoff: a switch on probes alone is judged against the direct probes now", "[runtime]") {
+  // Small probes made the pair leave before the application sent anything its receiver
+  // waited for: no before figure. The direct path is probed with the size of the pair's
+  // messages on the detour, and the detour is judged against those probes.
+  PathSelector s = selector();
+  double t = 0;
+  for (int i = 0; i < 20 && s.via(1) < 0; ++i) s.observe(1, -1, kDirectUs, 16, t += 0.01, true);
+  REQUIRE(s.via(1) == 2);
+  CHECK(s.direct_probe_bytes(1) == 16);  // nothing on the detour yet: the size that suffered
+  std::vector<Decision> back;
+  for (int i = 1; i <= 400 && back.empty(); ++i) {
+    t += 0.01;
+    s.observe(1, 2, kDirectUs, kBytes, t, false);
+    if (i % 20 == 0) s.observe(1, -1, kDirectUs, s.direct_probe_bytes(1), t, true);
+    back = s.tick(t);
+  }
+  REQUIRE(back.size() == 1);
+  INFO(back[0].reason);
+  CHECK(back[0].reason.find("the detour does not pay: 20.00 ms per message on it against direct "
+                            "probes now 20.00 ms (no messages on direct before the switch)") !=
+        std::string::npos);
+  CHECK(s.via(1) == -1);
+}
