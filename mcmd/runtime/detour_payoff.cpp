@@ -11,7 +11,7 @@ int size_class(long long bytes) {
   return bytes >= PathRecord::kLargeBytes ? 1 : 0;
 }
 
-/// The median of `values` (reordered); NaN when empty.
+/// The median of `values` (reordered); NaN (0 for integers) when empty.
 template <typename T>
 T median(std::vector<T>& values) {
   if (values.empty()) return std::numeric_limits<T>::quiet_NaN();
@@ -29,19 +29,23 @@ std::string ms(double us) {
 }  // namespace
 
 std::string DetourPayoff::Verdict::text() const {
-  std::string t = "the detour does not pay: " + ms(detour_us) + " per message on it against ";
-  if (std::isnan(before_us))
-    t += "direct probes now " + ms(probes_us) + " (no messages on direct before the switch)";
-  else
-    t += ms(before_us) + " direct before the switch";
-  if (!std::isnan(before_us) && !std::isnan(probes_us))
-    t += " (direct probes now " + ms(probes_us) + ")";
-  char tail[160];
-  std::snprintf(tail, sizeof tail,
-                ", at %lld bytes (medians of %zu messages on it and %zu before); give-up #%d: "
-                "no detour for %.0f s",
+  char text[320];
+  if (measure) {
+    std::snprintf(text, sizeof text,
+                  "nothing to judge the detour by (%s per message on it at %lld bytes, %zu "
+                  "messages): the pair left on probes before a message on direct was waited "
+                  "for; back to measure it, no detour for %.0f s",
+                  ms(detour_us).c_str(), bytes, on_detour, hold_s);
+    return text;
+  }
+  std::snprintf(text, sizeof text,
+                "the detour does not pay: %s per message on it against %s direct before the "
+                "switch (direct probes now %s, %.1fx what they were before it), at %lld bytes "
+                "(medians of %zu messages on it and %zu before); give-up #%d: no detour for "
+                "%.0f s",
+                ms(detour_us).c_str(), ms(before_us).c_str(), ms(probes_now_us).c_str(), growth,
                 bytes, on_detour, before, give_ups, hold_s);
-  return t + tail;
+  return text;
 }
 
 DetourPayoff::DetourPayoff(int vm_count, double min_gain, double return_after_s)
@@ -60,10 +64,15 @@ void DetourPayoff::start(int destination, const PathRecord* direct, long long su
   p.not_paying_since = -1;
   for (auto& c : p.before) c.clear();
   for (auto& c : p.detour) c.clear();
+  p.probes_before.clear();
   if (direct == nullptr) return;
-  for (const Observation& o : direct->history())
-    if (!o.probe && o.base_us > 0 && now - o.time <= kBeforeSeconds)
+  for (const Observation& o : direct->history()) {
+    if (o.base_us <= 0 || now - o.time > kBeforeSeconds) continue;
+    if (!o.probe)
       p.before[static_cast<size_t>(size_class(o.bytes))].push_back(o.latency_us / o.base_us);
+    else if (size_class(o.bytes) == 0)
+      p.probes_before.push_back(o.latency_us / o.base_us);
+  }
 }
 
 void DetourPayoff::moved(int destination, double now) {
@@ -72,16 +81,6 @@ void DetourPayoff::moved(int destination, double now) {
   p.since = now;
   p.not_paying_since = -1;
   for (auto& c : p.detour) c.clear();  // the old detour's messages say nothing of this one
-}
-
-long long DetourPayoff::typical_bytes(int destination) const {
-  if (destination < 0 || destination >= vm_count_) return 0;
-  const Pair& p = pairs_[static_cast<size_t>(destination)];
-  if (!p.active) return 0;
-  const auto& most = p.detour[0].size() > p.detour[1].size() ? p.detour[0] : p.detour[1];
-  std::vector<long long> sizes;
-  for (const Sample& s : most) sizes.push_back(s.bytes);
-  return sizes.empty() ? 0 : median(sizes);
 }
 
 void DetourPayoff::stop(int destination) {
@@ -102,55 +101,74 @@ void DetourPayoff::add(int destination, double latency_us, double direct_base_us
     samples.pop_front();
 }
 
+void DetourPayoff::detour_figures(const Pair& p, int c, double now, std::vector<double>& ratios,
+                                  std::vector<double>& bases, std::vector<long long>& sizes) const {
+  ratios.clear(), bases.clear(), sizes.clear();
+  for (const Sample& s : p.detour[static_cast<size_t>(c)]) {
+    if (now - s.time > return_after_s_) continue;  // add() drops them as new ones come
+    ratios.push_back(s.ratio);
+    bases.push_back(s.base_us);
+    sizes.push_back(s.bytes);
+  }
+}
+
 std::optional<DetourPayoff::Verdict> DetourPayoff::judge(int destination, const PathRecord* direct,
                                                          double now) {
   if (destination < 0 || destination >= vm_count_) return std::nullopt;
   Pair& p = pairs_[static_cast<size_t>(destination)];
   if (!p.active) return std::nullopt;
+  const bool trial_over = now - p.since >= kTrialHolds * return_after_s_;
   // The class compared: the one that suffered first, with enough figures on both sides.
-  std::vector<double> ratios, bases, before, probes;
+  std::vector<double> ratios, bases, before;
   std::vector<long long> sizes;
+  int measured = -1;  // a class with enough messages on the detour, whatever before has
   for (int c : {p.suffered_class, 1 - p.suffered_class}) {
-    ratios.clear(), bases.clear(), sizes.clear(), probes.clear();
-    for (const Sample& s : p.detour[static_cast<size_t>(c)]) {
-      if (now - s.time > return_after_s_) continue;  // add() drops them as new ones come
-      ratios.push_back(s.ratio);
-      bases.push_back(s.base_us);
-      sizes.push_back(s.bytes);
-    }
-    if (direct != nullptr)
-      for (const Observation& o : direct->history())
-        if (o.probe && o.base_us > 0 && o.time >= p.left_at && size_class(o.bytes) == c &&
-            now - o.time <= kTrialHolds * return_after_s_)
-          probes.push_back(o.latency_us / o.base_us);
+    detour_figures(p, c, now, ratios, bases, sizes);
+    if (ratios.size() < kMinMessages) continue;
+    if (measured < 0) measured = c;
     before = p.before[static_cast<size_t>(c)];
-    if (before.size() < kMinMessages) before.clear();
-    if (probes.size() < kMinProbes) probes.clear();
-    if (ratios.size() >= kMinMessages && !(before.empty() && probes.empty())) break;
-    ratios.clear();
-  }
-  if (ratios.empty()) {  // too few figures to say: not a judgement either way
-    p.not_paying_since = -1;
-    return std::nullopt;
+    if (before.size() >= kMinMessages) break;
+    before.clear();
   }
   Verdict v;
+  if (before.empty()) {  // nothing to compare with
+    p.not_paying_since = -1;
+    if (measured < 0 || !trial_over) return std::nullopt;
+    detour_figures(p, measured, now, ratios, bases, sizes);
+    v.measure = true;
+    v.on_detour = ratios.size();
+    v.bytes = median(sizes);
+    v.detour_us = median(ratios) * median(bases);
+    v.hold_s = kTrialHolds * return_after_s_;
+    p.active = false;
+    return v;
+  }
+  std::vector<double> probes, probes_us;  // small probes: ratios, and latencies for the log
+  if (direct != nullptr)
+    for (const Observation& o : direct->history())
+      if (o.probe && o.base_us > 0 && o.time >= p.left_at && size_class(o.bytes) == 0 &&
+          now - o.time <= kTrialHolds * return_after_s_) {
+        probes.push_back(o.latency_us / o.base_us);
+        probes_us.push_back(o.latency_us);
+      }
+  std::vector<double> probes_before = p.probes_before;
   v.on_detour = ratios.size();
   v.before = before.size();
   const double scale = median(bases);  // the figures are given at the detour's typical size
   v.bytes = median(sizes);
   v.detour_us = median(ratios) * scale;
-  v.before_us = median(before) * scale;  // NaN when empty
-  v.probes_us = median(probes) * scale;
-  const double reference = std::isnan(v.probes_us)   ? v.before_us
-                           : std::isnan(v.before_us) ? v.probes_us
-                                                     : std::max(v.before_us, v.probes_us);
-  if (v.detour_us < (1 - min_gain_) * reference) {  // it pays: the hold starts again
+  v.before_us = median(before) * scale;
+  if (probes.size() >= kMinProbes && probes_before.size() >= kMinProbes) {
+    const double now_ratio = median(probes), before_ratio = median(probes_before);
+    v.probes_now_us = median(probes_us);
+    if (before_ratio > 0) v.growth = std::max(1.0, now_ratio / before_ratio);
+  }
+  if (v.detour_us < (1 - min_gain_) * v.before_us * v.growth) {  // it pays: start again
     p.not_paying_since = -1;
     return std::nullopt;
   }
   if (p.not_paying_since < 0) p.not_paying_since = now;
-  if (now - p.since < kTrialHolds * return_after_s_ || now - p.not_paying_since < return_after_s_)
-    return std::nullopt;
+  if (!trial_over || now - p.not_paying_since < return_after_s_) return std::nullopt;
   v.give_ups = ++p.give_ups;
   v.hold_s = return_after_s_ * std::pow(4.0, std::min(v.give_ups, 3));
   p.active = false;

@@ -3,27 +3,27 @@
 // a mildly congested link the pair's messages can take longer on it than they took on the
 // congested direct path. Pure: no MPI, no clock (callers pass times in seconds).
 //
-// Figures are per message and per size class (PathRecord's, below and from kLargeBytes),
-// each message's latency divided by the direct path's base at its size: a 16 KiB message is
-// compared with a 16 KiB one, a 300 kB one with a 300 kB one, whatever the mix.
+// Like with like: per size class (PathRecord's, below and from kLargeBytes), each message's
+// latency divided by the direct path's base at its size (a 16 KiB message is compared with
+// 16 KiB ones, a 300 kB one with 300 kB ones, whatever the mix), medians of:
 //  - before: at the switch, the pair's messages (not probes) on its direct path in the last
-//    kBeforeSeconds, its median ratio per class (fixed until the pair leaves the detours);
-//  - detour: the messages of each class on the detour now in use in the last return_after
-//    (at most kMaxSamples);
-//  - probes: the direct path's probes since the switch (the return probes) of the last
-//    2 x return_after, when there are kMinProbes of them in the class.
-// judge() compares the class of the size that made the pair leave, else the other one,
-// once the detour has kMinMessages in it and before (kMinMessages) or probes (kMinProbes)
-// has a figure. The reference is the larger of before and probes (a congestion that grew
-// since the switch keeps the detour), or the one known (a switch on probes, before the
-// application sent anything the receiver waited for, has no before figure; the direct path
-// is probed with the size of the pair's messages then, typical_bytes());
-// the detour does not pay while its median is not below (1 - min_gain) x the reference.
-// The pair gives it up once it has been on the detour for trial (2 x return_after) and every
-// judgement for the last hold (return_after) said it does not pay: one that says it pays
-// starts that hold again (hysteresis, no flapping on a noisy figure). After the k-th give-up
-// (k = 1, 2, 3...) the pair does not search for another detour for return_after x 4^k, at
-// most 64x: each new trial costs the application while it lasts, so they get rarer.
+//    kBeforeSeconds (fixed until the pair is back on direct);
+//  - detour: its messages of the last return_after on the detour now in use;
+//  - probes: the direct path's small probes of the last 2 x return_after, now against those
+//    of the kBeforeSeconds before the switch: how much the congestion grew since. Probes
+//    between daemons are not the application's messages (under a flood's queue they read
+//    4 ms where N-body's messages took about 1), so they scale the before figure (the
+//    reference is before x the growth, when more than 1) and are never compared with it.
+// judge() compares the class of the size that made the pair leave, else the other one, once
+// the detour and before have kMinMessages in it; the detour does not pay while its median
+// is not below (1 - min_gain) x the reference. The pair gives it up once it has been on the
+// detour for trial (2 x return_after) and every judgement for the last return_after said
+// it does not pay: one that says it pays starts that again (hysteresis, no flapping on a
+// noisy figure). After the k-th give-up (k = 1, 2, 3...) the pair searches no detour for
+// return_after x 4^k, at most 64x: each trial costs the application while it lasts.
+// A pair that left on probes before its application sent a message its receiver waited
+// for has no before figure: after the trial (with kMinMessages on the detour) it returns to
+// measure one, held on direct for the trial's length (not a give-up); the next switch has it.
 #pragma once
 
 #include <array>
@@ -51,7 +51,7 @@ class DetourPayoff {
   DetourPayoff(int vm_count, double min_gain, double return_after_s);
 
   /// The pair to `destination` left its direct path at `now` (`direct`: its record, for the
-  /// before figure; may be null), because messages of `suffered_bytes` were late.
+  /// before figures; may be null), because messages of `suffered_bytes` were late.
   void start(int destination, const PathRecord* direct, long long suffered_bytes, double now);
   /// The pair moved from one detour to another at `now`: a new trial, the same before figure.
   void moved(int destination, double now);
@@ -61,26 +61,24 @@ class DetourPayoff {
   /// direct path's base for its size.
   void add(int destination, double latency_us, double direct_base_us, long long bytes, double now);
 
-  /// The median size of the pair's messages on its detour (of the class with more of
-  /// them); 0 when none or not detoured. What its direct path is probed with.
-  long long typical_bytes(int destination) const;
-
-  /// What a give-up is based on, for the decision's reason.
+  /// Why the pair returns, for the decision's reason.
   struct Verdict {
+    bool measure = false;  ///< no before figure: back to measure one (not a give-up)
     double detour_us = 0;  ///< per message on the detour (median), at `bytes`
-    double before_us = 0;  ///< per message on the direct path before the switch, NaN: none
-    double probes_us = std::numeric_limits<double>::quiet_NaN();  ///< direct probes now
+    double before_us = std::numeric_limits<double>::quiet_NaN();      ///< on direct before
+    double probes_now_us = std::numeric_limits<double>::quiet_NaN();  ///< small, median
+    double growth = 1;          ///< the direct probes now / before the switch (>= 1)
     long long bytes = 0;        ///< the size the figures are given at (the detour's median)
     std::size_t on_detour = 0;  ///< messages behind detour_us
     std::size_t before = 0;     ///< messages behind before_us
     int give_ups = 0;           ///< this pair's, this one included
-    double hold_s = 0;          ///< no search for another detour before this long
+    double hold_s = 0;          ///< no search for a detour before this long
     std::string text() const;
   };
   /// Called with time (every tick of a detoured pair): the verdict when the pair should
-  /// give its detour up now (see the header), nothing otherwise. `direct`: its record, for
-  /// the probes' figure (may be null). A verdict is a give-up: counted, and the pair is
-  /// stopped. Costs a sort of its figures (at most kMaxSamples).
+  /// return now (see the header), nothing otherwise. `direct`: its record, for the probes'
+  /// figure (may be null). A verdict stops the pair; a give-up is counted. Costs a sort of
+  /// its figures (at most kMaxSamples).
   std::optional<Verdict> judge(int destination, const PathRecord* direct, double now);
   int give_ups(int destination) const { return pairs_[static_cast<size_t>(destination)].give_ups; }
 
@@ -96,11 +94,15 @@ class DetourPayoff {
     double since = 0;    ///< switch (or move) time: the trial starts here
     double left_at = 0;  ///< when it left the direct path: probes count from here
     int suffered_class = 0;
-    std::array<std::vector<double>, 2> before;  ///< ratios, by size class
+    std::array<std::vector<double>, 2> before;  ///< message ratios, by size class
+    std::vector<double> probes_before;          ///< small probes' ratios
     std::array<std::deque<Sample>, 2> detour;   ///< newest last, by size class
     double not_paying_since = -1;               ///< -1: the last judgement said it pays
     int give_ups = 0;
   };
+  /// The detour's figures of class `c` at `now` (ratios, bases, sizes).
+  void detour_figures(const Pair& p, int c, double now, std::vector<double>& ratios,
+                      std::vector<double>& bases, std::vector<long long>& sizes) const;
 
   int vm_count_;
   double min_gain_;

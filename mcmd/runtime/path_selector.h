@@ -64,7 +64,6 @@
 //  - Every decision carries its reason and the figures behind it, for the log.
 #pragma once
 
-#include <algorithm>
 #include <functional>
 #include <limits>
 #include <optional>
@@ -193,13 +192,6 @@ class PathSelector {
   /// (runtime_messages.h rule 4); 0 before it ever left.
   long long suffered_bytes(int destination) const {
     return pairs_[static_cast<size_t>(destination)].suffered;
-  }
-  /// What the direct path of the detoured pair to `destination` is probed with now and then
-  /// (runtime_messages.h rule 4): the larger of suffered_bytes() and the size of the
-  /// pair's messages on its detour (DetourPayoff::typical_bytes(): the give-up compares
-  /// like with like).
-  long long direct_probe_bytes(int destination) const {
-    return std::max(suffered_bytes(destination), payoff_.typical_bytes(destination));
   }
   /// This VM's current excess over the base (µs) on its direct path to every VM: the least
   /// of its kRecent newest observations, +inf while congested (`consecutive` in a row),

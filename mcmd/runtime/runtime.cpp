@@ -150,9 +150,8 @@ void Runtime::on_timer() {
   for (int vm = 0; vm < layout_.daemon_count; ++vm) {
     if (vm == layout_.vm || !(everyone || selector_.detoured(vm))) continue;
     // Once per interval a detoured pair's direct path gets a probe of the size that
-    // suffered, or of its messages' if larger (runtime_messages.h rule 4).
-    const long long sized =
-        everyone && selector_.detoured(vm) ? selector_.direct_probe_bytes(vm) : 0;
+    // suffered (runtime_messages.h rule 4).
+    const long long sized = everyone && selector_.detoured(vm) ? selector_.suffered_bytes(vm) : 0;
     send_probe(vm, std::min<long long>(sized, protocol::kMaxProbeBytes));
     ++sent;
   }
