@@ -58,9 +58,9 @@
 //    given `return_after` before a run of late observations is searched on (as a detour is after a
 //    switch). So one congestion episode gives one switch away and one back.
 //  - Give-up: a detour whose messages are not faster than the pair's were on the direct path
-//    before the switch (nor than its probes are now) by detour_min_gain is given up after a
-//    trial, and the pair searches no detour for a hold that grows with each give-up
-//    (runtime/detour_payoff.h).
+//    before the switch (scaled by how much its probes grew since) by detour_min_gain is
+//    given up after a trial, and the pair searches no detour for a hold that grows with
+//    each give-up (runtime/detour_payoff.h).
 //  - Every decision carries its reason and the figures behind it, for the log.
 #pragma once
 

@@ -113,9 +113,9 @@ struct RuntimeConfig {
   /// paths: 4 times as often).
   int probe_interval_ms = 200;
   /// A detour whose messages do not take at least this share less than the pair's
-  /// messages took on the direct path before the switch (or than its probes take now) is
-  /// given up (mcmd/runtime/detour_payoff.h): it has its own cost, which a mild congestion
-  /// may not repay. 0..0.9.
+  /// messages took on the direct path before the switch (scaled by how much its probes
+  /// grew since) is given up (mcmd/runtime/detour_payoff.h): it has its own cost, which a
+  /// mild congestion may not repay. 0..0.9.
   double detour_min_gain = 0.1;
   /// Testing only (0: off): mode adaptive sends every unpinned pair through the daemons
   /// (every other time through a third VM) and back to the native path, alternately, this
