@@ -133,7 +133,8 @@ std::optional<DetourPayoff::Verdict> DetourPayoff::judge(int destination, const 
   Verdict v;
   if (before.empty()) {  // nothing to compare with
     p.not_paying_since = -1;
-    if (measured < 0 || !trial_over) return std::nullopt;
+    if (measured < 0 || !trial_over || p.measure_tried) return std::nullopt;
+    p.measure_tried = true;
     detour_figures(p, measured, now, ratios, bases, sizes);
     v.measure = true;
     v.on_detour = ratios.size();

@@ -23,7 +23,9 @@
 // return_after x 4^k, at most 64x: each trial costs the application while it lasts.
 // A pair that left on probes before its application sent a message its receiver waited
 // for has no before figure: after the trial (with kMinMessages on the detour) it returns to
-// measure one, held on direct for the trial's length (not a give-up); the next switch has it.
+// measure one, held on direct for the trial's length (not a give-up), once per run: in
+// mode adaptive the native direct path times no message (the receiving shim knows no send
+// time there), so a second trial without a figure keeps its detour, as before issue 40.
 #pragma once
 
 #include <array>
@@ -99,6 +101,7 @@ class DetourPayoff {
     std::array<std::deque<Sample>, 2> detour;   ///< newest last, by size class
     double not_paying_since = -1;               ///< -1: the last judgement said it pays
     int give_ups = 0;
+    bool measure_tried = false;  ///< returned once to measure the direct path
   };
   /// The detour's figures of class `c` at `now` (ratios, bases, sizes).
   void detour_figures(const Pair& p, int c, double now, std::vector<double>& ratios,

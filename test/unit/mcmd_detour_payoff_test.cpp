@@ -179,6 +179,23 @@ TEST_CASE("payoff: a switch on probes alone returns to measure the direct path, 
   CHECK(s.via(1) >= 0);
 }
 
+TEST_CASE("payoff: without a figure of the direct path a pair returns to measure it only once",
+          "[runtime]") {
+  // Mode adaptive: the native direct path times no message, so the measure finds nothing.
+  // The second trial without a figure keeps the detour: no return every 4 s.
+  PathSelector s = selector();
+  double t = 0;
+  for (int i = 0; i < 20 && s.via(1) < 0; ++i) s.observe(1, -1, kDirectUs, 16, t += 0.01, true);
+  REQUIRE(s.via(1) == 2);
+  REQUIRE(live(s, t, 2.5, 2 * kDirectUs).size() == 1);
+  const double returned = t;
+  while (t < returned + 2.1 && s.via(1) < 0) s.observe(1, -1, kDirectUs, 16, t += 0.01, true);
+  REQUIRE(s.via(1) >= 0);
+  CHECK(live(s, t, 20, 2 * kDirectUs).empty());
+  CHECK(s.via(1) >= 0);
+  CHECK(s.returns() == 1);
+}
+
 TEST_CASE("payoff: a congestion that grew since the switch (the probes say) keeps the detour",
           "[runtime]") {
   // The messages before the switch took 20 ms, the direct path's small probes 8 ms then
