@@ -30,14 +30,6 @@ std::string ms(double us) {
 
 std::string DetourPayoff::Verdict::text() const {
   char text[320];
-  if (measure) {
-    std::snprintf(text, sizeof text,
-                  "nothing to judge the detour by (%s per message on it at %lld bytes, %zu "
-                  "messages): the pair left on probes before a message on direct was waited "
-                  "for; back to measure it, no detour for %.0f s",
-                  ms(detour_us).c_str(), bytes, on_detour, hold_s);
-    return text;
-  }
   std::snprintf(text, sizeof text,
                 "the detour does not pay: %s per message on it against %s direct before the "
                 "switch (direct probes now %s, %.1fx what they were before it), at %lld bytes "
@@ -66,8 +58,16 @@ void DetourPayoff::start(int destination, const PathRecord* direct, long long su
   for (auto& c : p.detour) c.clear();
   p.probes_before.clear();
   if (direct == nullptr) return;
+  // The episode: from its first observation out of the low zone in the last kBeforeSeconds
+  // (the messages before a sudden onset say what the path cost when it was healthy).
+  double from = now - kBeforeSeconds;
+  for (const Observation& o : direct->history())
+    if (o.time >= from && o.zone != Zone::low) {
+      from = o.time;
+      break;
+    }
   for (const Observation& o : direct->history()) {
-    if (o.base_us <= 0 || now - o.time > kBeforeSeconds) continue;
+    if (o.base_us <= 0 || o.time < from) continue;
     if (!o.probe)
       p.before[static_cast<size_t>(size_class(o.bytes))].push_back(o.latency_us / o.base_us);
     else if (size_class(o.bytes) == 0)
@@ -121,28 +121,16 @@ std::optional<DetourPayoff::Verdict> DetourPayoff::judge(int destination, const 
   // The class compared: the one that suffered first, with enough figures on both sides.
   std::vector<double> ratios, bases, before;
   std::vector<long long> sizes;
-  int measured = -1;  // a class with enough messages on the detour, whatever before has
   for (int c : {p.suffered_class, 1 - p.suffered_class}) {
     detour_figures(p, c, now, ratios, bases, sizes);
     if (ratios.size() < kMinMessages) continue;
-    if (measured < 0) measured = c;
     before = p.before[static_cast<size_t>(c)];
     if (before.size() >= kMinMessages) break;
     before.clear();
   }
-  Verdict v;
-  if (before.empty()) {  // nothing to compare with
+  if (before.empty()) {  // nothing to compare with: kept (see the header)
     p.not_paying_since = -1;
-    if (measured < 0 || !trial_over || p.measure_tried) return std::nullopt;
-    p.measure_tried = true;
-    detour_figures(p, measured, now, ratios, bases, sizes);
-    v.measure = true;
-    v.on_detour = ratios.size();
-    v.bytes = median(sizes);
-    v.detour_us = median(ratios) * median(bases);
-    v.hold_s = kTrialHolds * return_after_s_;
-    p.active = false;
-    return v;
+    return std::nullopt;
   }
   std::vector<double> probes, probes_us;  // small probes: ratios, and latencies for the log
   if (direct != nullptr)
@@ -153,6 +141,7 @@ std::optional<DetourPayoff::Verdict> DetourPayoff::judge(int destination, const 
         probes_us.push_back(o.latency_us);
       }
   std::vector<double> probes_before = p.probes_before;
+  Verdict v;
   v.on_detour = ratios.size();
   v.before = before.size();
   const double scale = median(bases);  // the figures are given at the detour's typical size

@@ -6,11 +6,12 @@
 // Like with like: per size class (PathRecord's, below and from kLargeBytes), each message's
 // latency divided by the direct path's base at its size (a 16 KiB message is compared with
 // 16 KiB ones, a 300 kB one with 300 kB ones, whatever the mix), medians of:
-//  - before: at the switch, the pair's messages (not probes) on its direct path in the last
-//    kBeforeSeconds (fixed until the pair is back on direct);
+//  - before: at the switch, the pair's messages (not probes) on its direct path since the
+//    episode began (its first observation out of the low zone in the last kBeforeSeconds;
+//    fixed until the pair is back on direct);
 //  - detour: its messages of the last return_after on the detour now in use;
 //  - probes: the direct path's small probes of the last 2 x return_after, now against those
-//    of the kBeforeSeconds before the switch: how much the congestion grew since. Probes
+//    of the episode before the switch: how much the congestion grew since. Probes
 //    between daemons are not the application's messages (under a flood's queue they read
 //    4 ms where N-body's messages took about 1), so they scale the before figure (the
 //    reference is before x the growth, when more than 1) and are never compared with it.
@@ -21,11 +22,9 @@
 // it does not pay: one that says it pays starts that again (hysteresis, no flapping on a
 // noisy figure). After the k-th give-up (k = 1, 2, 3...) the pair searches no detour for
 // return_after x 4^k, at most 64x: each trial costs the application while it lasts.
-// A pair that left on probes before its application sent a message its receiver waited
-// for has no before figure: after the trial (with kMinMessages on the detour) it returns to
-// measure one, held on direct for the trial's length (not a give-up), once per run: in
-// mode adaptive the native direct path times no message (the receiving shim knows no send
-// time there), so a second trial without a figure keeps its detour, as before issue 40.
+// Without a before figure (the pair left on probes before a message of its on the direct
+// path was timed; in mode adaptive the native direct path times none: the receiving shim
+// has no send time there) the detour is not judged and kept, as before issue 40.
 #pragma once
 
 #include <array>
@@ -65,7 +64,6 @@ class DetourPayoff {
 
   /// Why the pair returns, for the decision's reason.
   struct Verdict {
-    bool measure = false;  ///< no before figure: back to measure one (not a give-up)
     double detour_us = 0;  ///< per message on the detour (median), at `bytes`
     double before_us = std::numeric_limits<double>::quiet_NaN();      ///< on direct before
     double probes_now_us = std::numeric_limits<double>::quiet_NaN();  ///< small, median
@@ -101,7 +99,6 @@ class DetourPayoff {
     std::array<std::deque<Sample>, 2> detour;   ///< newest last, by size class
     double not_paying_since = -1;               ///< -1: the last judgement said it pays
     int give_ups = 0;
-    bool measure_tried = false;  ///< returned once to measure the direct path
   };
   /// The detour's figures of class `c` at `now` (ratios, bases, sizes).
   void detour_figures(const Pair& p, int c, double now, std::vector<double>& ratios,
