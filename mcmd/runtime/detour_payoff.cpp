@@ -29,14 +29,17 @@ std::string ms(double us) {
 }  // namespace
 
 std::string DetourPayoff::Verdict::text() const {
-  char text[320];
+  char probes[96] = "too few direct probes to say whether the congestion grew";
+  if (!std::isnan(probes_now_us))
+    std::snprintf(probes, sizeof probes, "direct probes now %s, %.1fx what they were before it",
+                  ms(probes_now_us).c_str(), growth);
+  char text[400];
   std::snprintf(text, sizeof text,
                 "the detour does not pay: %s per message on it against %s direct before the "
-                "switch (direct probes now %s, %.1fx what they were before it), at %lld bytes "
-                "(medians of %zu messages on it and %zu before); give-up #%d: no detour for "
-                "%.0f s",
-                ms(detour_us).c_str(), ms(before_us).c_str(), ms(probes_now_us).c_str(), growth,
-                bytes, on_detour, before, give_ups, hold_s);
+                "switch (%s), at %lld bytes (medians of %zu messages on it and %zu before); "
+                "give-up #%d: no detour for %.0f s",
+                ms(detour_us).c_str(), ms(before_us).c_str(), probes, bytes, on_detour, before,
+                give_ups, hold_s);
   return text;
 }
 
