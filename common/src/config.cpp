@@ -227,6 +227,8 @@ const std::vector<Key>& runtime_keys() {
               [](Config& c) -> int& { return c.runtime.return_after_ms; }),
       integer("probe_interval_ms", 5, 60000,
               [](Config& c) -> int& { return c.runtime.probe_interval_ms; }),
+      number("detour_min_gain", 0.0, 0.9,
+             [](Config& c) -> double& { return c.runtime.detour_min_gain; }),
       integer("flip_routes_ms", 0, 3600000,
               [](Config& c) -> int& { return c.runtime.flip_routes_ms; }),
   };

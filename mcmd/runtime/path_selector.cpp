@@ -32,7 +32,9 @@ PathSelector::PathSelector(int my_vm, const RuntimeConfig& config, BaseLatency b
       spread_(std::move(spread)),
       candidates_(std::move(candidates)),
       pinned_(std::move(pinned)),
-      names_(std::move(names)) {
+      names_(std::move(names)),
+      payoff_(static_cast<int>(names_.size()), config.detour_min_gain,
+              config.return_after_ms / 1000.0) {
   const std::size_t n = names_.size();
   candidates_.resize(n);
   pinned_.resize(n, false);
@@ -99,6 +101,8 @@ std::optional<Decision> PathSelector::observe(int destination, int via, double l
   if (behind_own_frames && zone != Zone::low) return std::nullopt;  // see the header
   PathRecord& r = record_of(destination, via);
   r.add(Observation{now, latency_us, b, bytes, zone, probe, zones_.margin_us(noise) + u});
+  if (!probe && via >= 0 && via == via_[static_cast<size_t>(destination)])
+    payoff_.add(destination, latency_us, direct_base_us(destination, bytes), bytes, now);
   if (pinned_[static_cast<size_t>(destination)] || via != via_[static_cast<size_t>(destination)])
     return std::nullopt;  // not the path in use: news for later searches only
   if (r.congested_in_a_row() < config_.consecutive) return std::nullopt;
@@ -278,6 +282,9 @@ std::optional<Decision> PathSelector::search(int destination, long long bytes, d
   }
   if (current >= 0 && best >= 0) ++pair.hops;  // detour to detour: a longer wait next time
   if (best < 0) pair.hops = 0;
+  if (best < 0) payoff_.stop(destination);
+  if (current >= 0 && best >= 0) payoff_.moved(destination, now);
+  if (current < 0 && best >= 0) payoff_.start(destination, &now_record, pair.suffered, now);
   pair.next_search = now + backed_off(pair.hops);
   d.to_via = best;
   via_[static_cast<size_t>(destination)] = best;
@@ -364,6 +371,10 @@ std::vector<Decision> PathSelector::tick(double now) {
   for (int d = 0; d < vm_count(); ++d) {
     const int current = via_[static_cast<size_t>(d)];
     if (current < 0 || pinned_[static_cast<size_t>(d)]) continue;
+    if (auto verdict = payoff_.judge(d, record(d, -1), now)) {
+      decisions.push_back(give_up(d, *verdict, now));
+      continue;
+    }
     const PathRecord* direct = record(d, -1);
     if (direct == nullptr || direct->healthy_in_a_row() < 3) continue;
     // TCP's acknowledgements of this direction travel the other one: while d reports its
@@ -402,6 +413,7 @@ std::vector<Decision> PathSelector::tick(double now) {
                   estimate_text(detour_us, d, current, last.bytes) + ")";
     via_[static_cast<size_t>(d)] = -1;
     ++returns_;
+    payoff_.stop(d);
     pair.hops = 0;
     pair.returned_at = pair.changed_at = now;
     // As a detour is after a switch, the direct path is given return_after before a run
@@ -413,6 +425,22 @@ std::vector<Decision> PathSelector::tick(double now) {
     decisions.push_back(std::move(back));
   }
   return decisions;
+}
+
+Decision PathSelector::give_up(int destination, const DetourPayoff::Verdict& verdict, double now) {
+  Decision back;
+  back.kind = Decision::Kind::back_to_direct;
+  back.destination = destination;
+  back.from_via = via_[static_cast<size_t>(destination)];
+  back.to_via = -1;
+  back.reason = verdict.text();
+  via_[static_cast<size_t>(destination)] = -1;
+  ++returns_;
+  Pair& pair = pairs_[static_cast<size_t>(destination)];
+  pair.hops = 0;
+  pair.changed_at = now;  // not returned_at: its direct path was no healthier (no flight)
+  pair.next_search = now + verdict.hold_s;  // the back-off: no detour before then
+  return back;
 }
 
 std::vector<double> PathSelector::direct_excess() const {

@@ -57,6 +57,10 @@
 //    or at once now and then, still costs), the pair returns to direct. Its direct path is then
 //    given `return_after` before a run of late observations is searched on (as a detour is after a
 //    switch). So one congestion episode gives one switch away and one back.
+//  - Give-up: a detour whose messages are not faster than the pair's were on the direct path
+//    before the switch (scaled by how much its probes grew since) by detour_min_gain is
+//    given up after a trial, and the pair searches no detour for a hold that grows with
+//    each give-up (runtime/detour_payoff.h).
 //  - Every decision carries its reason and the figures behind it, for the log.
 #pragma once
 
@@ -68,6 +72,7 @@
 #include <vector>
 
 #include "mcm/config.h"
+#include "runtime/detour_payoff.h"
 #include "runtime/path_record.h"
 
 namespace mcm::daemon {
@@ -246,6 +251,9 @@ class PathSelector {
   double backed_off(int moves) const;
   /// How long the direct path must stay healthy before the pair returns.
   double hold(const Pair& pair) const;
+  /// Returns the detoured pair to `destination` to its direct path because its detour does
+  /// not pay (`verdict`), and holds it there for verdict.hold_s before the next search.
+  Decision give_up(int destination, const DetourPayoff::Verdict& verdict, double now);
 
   int my_vm_;
   RuntimeConfig config_;
@@ -266,6 +274,7 @@ class PathSelector {
   double rebase_until_ = 0;
   std::vector<double> shift_;       ///< [destination] µs added to the table's direct base
   std::vector<double> rebase_min_;  ///< [destination] least latency - table base, NaN: none
+  DetourPayoff payoff_;             ///< whether each detoured pair's detour pays
 };
 
 }  // namespace mcm::daemon

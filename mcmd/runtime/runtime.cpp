@@ -67,10 +67,11 @@ Runtime::Runtime(const Layout& layout, MpiPoller& poller, boost::asio::io_contex
         "runtime: zones: medium from {}x, high from {}x the base latency, and at least {} "
         "µs and {}x the path's noise above it (noise: the 90th percentile of its healthy "
         "excesses; {:.0f} µs until known); {} congested observations in a row trigger a "
-        "search; return after {} ms healthy; probes every {} ms{}",
+        "search; return after {} ms healthy; a detour whose messages are not {:.0f}% faster "
+        "than direct is given up; probes every {} ms{}",
         z.medium_factor, z.high_factor, z.min_excess_us, z.noise_factor,
         PathSelector::kInitialNoiseUs, config.consecutive, config.return_after_ms,
-        config.probe_interval_ms,
+        config.detour_min_gain * 100, config.probe_interval_ms,
         notify_ranks ? "; healthy paths go directly from rank to rank" : "");
   } else if (table == nullptr) {
     log_->info(

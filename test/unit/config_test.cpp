@@ -154,7 +154,12 @@ TEST_CASE("config: the runtime section", "[config]") {
   CHECK(error_of("runtime:\n  zones: 3\n") ==
         "mcm.yaml:2:3: unknown key 'zones' in runtime (valid keys: medium_factor, high_factor, "
         "min_excess_us, noise_factor, consecutive, return_after_ms, probe_interval_ms, "
-        "flip_routes_ms)");
+        "detour_min_gain, flip_routes_ms)");
+  CHECK(mcm::parse_config("", "mcm.yaml").runtime.detour_min_gain == 0.1);
+  CHECK(mcm::parse_config("runtime:\n  detour_min_gain: 0.25\n", "mcm.yaml")
+            .runtime.detour_min_gain == 0.25);
+  CHECK(error_of("runtime:\n  detour_min_gain: 1.5\n") ==
+        "mcm.yaml:2:20: runtime.detour_min_gain must be a number between 0 and 0.9 (got '1.5')");
 }
 
 TEST_CASE("config: the liveness section", "[config]") {

@@ -21,6 +21,7 @@
 //     consecutive: 3                          # congested observations in a row that trigger a search
 //     return_after_ms: 1000                   # healthy time of the direct path before returning
 //     probe_interval_ms: 200                  # active probes between daemons
+//     detour_min_gain: 0.1                    # a detour not this much faster is given up
 //     flip_routes_ms: 0                       # testing: flip every pair's path this often
 //   liveness:                                 # dead or stuck daemons and frames (every mode)
 //     heartbeat_ms: 1000                      # 100..60000, how often each mcmd tells the others
@@ -111,6 +112,11 @@ struct RuntimeConfig {
   /// Period of the daemons' active probes to every other daemon (the detoured direct
   /// paths: 4 times as often).
   int probe_interval_ms = 200;
+  /// A detour whose messages do not take at least this share less than the pair's
+  /// messages took on the direct path before the switch (scaled by how much its probes
+  /// grew since) is given up (mcmd/runtime/detour_payoff.h): it has its own cost, which a
+  /// mild congestion may not repay. 0..0.9.
+  double detour_min_gain = 0.1;
   /// Testing only (0: off): mode adaptive sends every unpinned pair through the daemons
   /// (every other time through a third VM) and back to the native path, alternately, this
   /// often, whatever the network says, so that the switches (frames.h rules 10-11) happen in

@@ -1,0 +1,178 @@
+// A detour that does not pay is given up (mcmd/runtime/detour_payoff.h, through
+// PathSelector): kept while the pair's messages are faster on it than they were on the
+// direct path, given up after the trial when they are not, not flapping on a figure near
+// the line, and a longer hold before the next detour after each give-up.
+#include <catch2/catch.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runtime/path_selector.h"
+
+using mcm::daemon::Decision;
+using mcm::daemon::PathSelector;
+
+namespace {
+
+// Every path: 100 µs + 1 µs per 1000 bytes (direct base at kBytes: 164 µs). VM 0 sends to
+// VM 1; detours via 2 then 3.
+double base(int, int, long long bytes) {
+  return 100.0 + static_cast<double>(bytes) / 1000.0;
+}
+
+constexpr long long kBytes = 64000;
+constexpr double kDirectUs = 20000;  // a congested direct path: what its messages take
+
+PathSelector selector() {
+  mcm::RuntimeConfig config;
+  config.consecutive = 8;  // 8 messages before the switch: the before figure
+  config.return_after_ms = 1000;
+  config.detour_min_gain = 0.1;
+  return PathSelector(0, config, base, {{}, {2, 3}, {1, 3}, {1, 2}}, {false, false, false, false},
+                      {"vm1", "vm2", "vm3", "vm4"});
+}
+
+/// Messages of the congested direct path until the pair leaves it (at most 20).
+void switch_away(PathSelector& s, double& t) {
+  for (int i = 0; i < 20 && s.via(1) < 0; ++i)
+    s.observe(1, -1, kDirectUs, kBytes, t += 0.01, false);
+}
+
+/// `seconds` of the detoured pair's life: every 10 ms a message on its detour taking
+/// `detour_us` (as `detour_us(t)` says) and a tick; every 200 ms a probe of the direct path
+/// of the size that suffered, still congested. Until the first tick that decides something:
+/// its decisions.
+template <typename Latency>
+std::vector<Decision> live(PathSelector& s, double& t, double seconds, Latency detour_us) {
+  std::vector<Decision> decisions;
+  const double end = t + seconds;
+  for (int i = 1; t < end - 1e-9 && decisions.empty(); ++i) {
+    t += 0.01;
+    const int via = s.via(1);
+    if (via >= 0) s.observe(1, via, detour_us(t), kBytes, t, false);
+    if (i % 20 == 0) s.observe(1, -1, kDirectUs, kBytes, t, true);
+    for (Decision& d : s.tick(t)) decisions.push_back(std::move(d));
+  }
+  return decisions;
+}
+
+std::vector<Decision> live(PathSelector& s, double& t, double seconds, double detour_us) {
+  return live(s, t, seconds, [=](double) { return detour_us; });
+}
+
+}  // namespace
+
+TEST_CASE("payoff: a detour faster than the direct path is kept", "[runtime]") {
+  PathSelector s = selector();
+  double t = 0;
+  switch_away(s, t);
+  REQUIRE(s.via(1) == 2);
+  CHECK(live(s, t, 10, 0.5 * kDirectUs).empty());
+  CHECK(s.via(1) == 2);
+  // 15% faster, beyond the 10% asked: still kept.
+  CHECK(live(s, t, 10, 0.85 * kDirectUs).empty());
+  CHECK(s.via(1) == 2);
+  CHECK(s.returns() == 0);
+}
+
+TEST_CASE("payoff: a detour not faster is given up after the trial, with its figures",
+          "[runtime]") {
+  PathSelector s = selector();
+  double t = 0;
+  switch_away(s, t);
+  REQUIRE(s.via(1) == 2);
+  const double switched = t;
+  // 5% faster only: not enough. Nothing before the trial's 2 s.
+  CHECK(live(s, t, 1.9, 0.95 * kDirectUs).empty());
+  const std::vector<Decision> back = live(s, t, 0.5, 0.95 * kDirectUs);
+  REQUIRE(back.size() == 1);
+  INFO(back[0].reason);
+  CHECK(back[0].kind == Decision::Kind::back_to_direct);
+  CHECK(back[0].from_via == 2);
+  CHECK(t - switched >= 2.0);
+  CHECK(s.via(1) == -1);
+  CHECK(s.returns() == 1);
+  CHECK(back[0].reason.find("the detour does not pay: 19.00 ms per message on it against "
+                            "20.00 ms direct before the switch") != std::string::npos);
+  CHECK(back[0].reason.find("at 64000 bytes") != std::string::npos);
+  CHECK(back[0].reason.find("give-up #1: no detour for 4 s") != std::string::npos);
+}
+
+TEST_CASE("payoff: one judgement that it pays starts the hold again (no flapping)", "[runtime]") {
+  PathSelector s = selector();
+  double t = 0;
+  switch_away(s, t);
+  REQUIRE(s.via(1) == 2);
+  const double switched = t;
+  // Slow for 1.2 s, fast for 1.1 s (the last second's median: fast before the trial ends),
+  // slow again: the hold of return_after starts once the last second's median is slow
+  // again (after 2.8 s), not at the switch.
+  const auto detour_us = [&](double now) {
+    const double on = now - switched;
+    return on >= 1.2 && on < 2.3 ? 0.5 * kDirectUs : 1.2 * kDirectUs;
+  };
+  CHECK(live(s, t, 3.6, detour_us).empty());
+  CHECK(s.via(1) == 2);
+  const std::vector<Decision> back = live(s, t, 1.0, detour_us);
+  REQUIRE(back.size() == 1);
+  CHECK(t - switched >= 3.8);
+}
+
+TEST_CASE("payoff: after a give-up the pair is held on direct, longer each time", "[runtime]") {
+  PathSelector s = selector();
+  double t = 0;
+  switch_away(s, t);
+  REQUIRE(s.via(1) == 2);
+  std::vector<Decision> back = live(s, t, 3, kDirectUs);
+  REQUIRE(back.size() == 1);
+  const double gave_up = t;
+  // Its direct path is still congested: no search, no switch for 4 s.
+  while (t < gave_up + 3.9) {
+    s.observe(1, -1, kDirectUs, kBytes, t += 0.01, false);
+    REQUIRE(s.via(1) == -1);
+  }
+  switch_away(s, t);
+  CHECK(s.via(1) >= 0);  // a detour tried again (vm3's found congested lately: vm4's)
+  CHECK(t - gave_up >= 4.0);
+  CHECK(s.switches() == 2);
+  // Again not paying: given up, now for 16 s.
+  back = live(s, t, 3, kDirectUs);
+  REQUIRE(back.size() == 1);
+  INFO(back[0].reason);
+  CHECK(back[0].reason.find("give-up #2: no detour for 16 s") != std::string::npos);
+  const double again = t;
+  while (t < again + 15.9) {
+    s.observe(1, -1, kDirectUs, kBytes, t += 0.01, false);
+    REQUIRE(s.via(1) == -1);
+  }
+  switch_away(s, t);
+  CHECK(s.via(1) >= 0);
+  CHECK(s.switches() == 3);
+  CHECK(s.returns() == 2);
+}
+
+TEST_CASE("payoff: without a figure of the direct path's messages the detour is kept",
+          "[runtime]") {
+  // Small probes made the pair leave before a message of its on the direct path was timed
+  // (mode adaptive times none there): nothing to judge the detour by, it stays.
+  PathSelector s = selector();
+  double t = 0;
+  for (int i = 0; i < 20 && s.via(1) < 0; ++i) s.observe(1, -1, kDirectUs, 16, t += 0.01, true);
+  REQUIRE(s.via(1) == 2);
+  CHECK(live(s, t, 20, 2 * kDirectUs).empty());
+  CHECK(s.via(1) == 2);
+  CHECK(s.returns() == 0);
+}
+
+TEST_CASE("payoff: the messages before a sudden onset are not the direct path's figure",
+          "[runtime]") {
+  // 1.5 s of healthy messages (0.2 ms), then a flood: 8 messages at 20 ms and the switch.
+  // The detour at 2 ms pays against the episode's 20 ms, not the healthy 0.2 ms.
+  PathSelector s = selector();
+  double t = 0;
+  for (int i = 0; i < 150; ++i) s.observe(1, -1, 200, kBytes, t += 0.01, false);
+  switch_away(s, t);
+  REQUIRE(s.via(1) == 2);
+  CHECK(live(s, t, 10, 2000.0).empty());
+  CHECK(s.via(1) == 2);
+}
