@@ -173,8 +173,10 @@ no_daemon_left() {
 check "no mcmd left in the VMs" no_daemon_left
 
 # Another MCM install on the hosts: fake_shim_skewed's start-up speaks wire version 1 (an
-# older install), the daemons' 2 (mcm/protocol/version.h). The job must fail at start,
-# saying who speaks what.
+# older install), the daemons' the current one (mcm/protocol/version.h). The job must
+# fail at start, saying who speaks what.
+wire_version=$(sed -nE 's/^#define MCM_WIRE_VERSION ([0-9]+)$/\1/p' \
+  "$MCM_SRC/common/include/mcm/protocol/version.h")
 command=$(fake_shim=$BUILD/test/system/fake_shim_skewed relay_command -np 4 -- alltoall 1 1)
 started=$SECONDS
 timeout 60 bash -c "$command" >"$work/skewed.out" 2>"$work/skewed.err"
@@ -185,7 +187,7 @@ check "another install's wire version: the job fails (exit $status) at start, in
 check "it names the versions, the processes and their hosts" \
   grep -qx "  wire version 1 (application ranks): world ranks 0-3 on vm1 vm2" "$work/skewed.err"
 check "and the daemons' side" \
-  grep -qx "  wire version 2 (mcmds): world ranks 4-7 on vm1 vm2 vm3 vm4" "$work/skewed.err"
+  grep -qx "  wire version $wire_version (mcmds): world ranks 4-7 on vm1 vm2 vm3 vm4" "$work/skewed.err"
 check "no frame was exchanged" [ ! -s "$work/skewed.out" ]
 check "no mcmd left after the skewed job" no_daemon_left
 finish
