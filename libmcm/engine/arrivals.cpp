@@ -200,7 +200,7 @@ double Engine::arrival_now(bool* precise) const {
 void Engine::report_if_late(const Op& op, const Message& m) {
   const protocol::Envelope& e = m.envelope;
   const int source_vm = layout_->vm_of_world_rank[static_cast<size_t>(e.source)];
-  if (!reporting_ || source_vm == layout_->vm || source_vm < 0 || m.native) return;
+  if (!reporting_ || source_vm == layout_->vm || source_vm < 0) return;
   if (!(m.t_arrival > op.t_request)) return;  // it was there before it was asked for
   ++counters_.late_messages;
   protocol::LateArrival a;

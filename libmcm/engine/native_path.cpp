@@ -175,7 +175,6 @@ bool Engine::take_owed_natives() {
       int bytes = 0;
       PMPI_Get_count(&status, MPI_BYTE, &bytes);
       Message* m = new Message;
-      m->native = true;
       m->taken = handle;  // received when a receive matches it (receive_taken())
       m->envelope.source = frame.sender;
       m->envelope.destination = layout_->world_rank;
@@ -184,7 +183,6 @@ bool Engine::take_owed_natives() {
       m->envelope.tag = status.MPI_TAG;
       m->envelope.message_bytes = static_cast<std::uint64_t>(bytes);
       m->received = m->envelope.message_bytes;
-      m->t_arrival = mcm::wall_seconds();
       ++counters_.natives_taken;
       match(m, Arrival{frame.context, frame.sender, frame.source, status.MPI_TAG, 0});
       native_matched(*c, frame.source);

@@ -78,9 +78,9 @@ struct Message {
   bool arrival_precise = true;  ///< t_arrival known to within 1 ms (see Engine::note_arrival)
   Op* receive = nullptr;        ///< the receive it matched
   bool probed = false;          ///< taken by MPI_Mprobe, waiting for MPI_Mrecv
-  bool native = false;          ///< taken out of MPI's queue (frames.h rule 10)...
-  /// ...and not received yet: PMPI_Imrecv receives it once a receive matched it, so that
-  /// a synchronous sender completes only then, and the data lands in the user's buffer.
+  /// A native taken out of MPI's queue (frames.h rule 10) and not received yet:
+  /// PMPI_Imrecv receives it once a receive matched it (Engine::receive_taken), so that a
+  /// synchronous sender completes only then, and the data lands in the user's buffer.
   MPI_Message taken = MPI_MESSAGE_NULL;
   bool complete() const { return received >= envelope.message_bytes; }
 };

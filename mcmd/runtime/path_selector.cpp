@@ -280,11 +280,15 @@ std::optional<Decision> PathSelector::search(int destination, long long bytes, d
       if (o.zone != Zone::low && now - o.time <= PathRecord::kRunTtl)
         pair.suffered = std::max(pair.suffered, o.bytes);
   }
-  if (current >= 0 && best >= 0) ++pair.hops;  // detour to detour: a longer wait next time
-  if (best < 0) pair.hops = 0;
-  if (best < 0) payoff_.stop(destination);
-  if (current >= 0 && best >= 0) payoff_.moved(destination, now);
-  if (current < 0 && best >= 0) payoff_.start(destination, &now_record, pair.suffered, now);
+  if (best < 0) {
+    pair.hops = 0;
+    payoff_.stop(destination);
+  } else if (current >= 0) {
+    ++pair.hops;  // detour to detour: a longer wait next time
+    payoff_.moved(destination, now);
+  } else {
+    payoff_.start(destination, &now_record, pair.suffered, now);
+  }
   pair.next_search = now + backed_off(pair.hops);
   d.to_via = best;
   via_[static_cast<size_t>(destination)] = best;
