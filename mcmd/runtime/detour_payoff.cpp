@@ -61,16 +61,12 @@ void DetourPayoff::start(int destination, const PathRecord* direct, long long su
   for (auto& c : p.detour) c.clear();
   p.probes_before.clear();
   if (direct == nullptr) return;
-  // The episode: from its first observation out of the low zone in the last kBeforeSeconds
-  // (the messages before a sudden onset say what the path cost when it was healthy).
-  double from = now - kBeforeSeconds;
-  for (const Observation& o : direct->history())
-    if (o.time >= from && o.zone != Zone::low) {
-      from = o.time;
-      break;
-    }
+  // The congested ones of the last kBeforeSeconds: those out of the low zone. The messages
+  // before a sudden onset, or between a lone spike and the onset, say what the path cost
+  // when it was healthy, not what the detour is to beat.
+  const double from = now - kBeforeSeconds;
   for (const Observation& o : direct->history()) {
-    if (o.base_us <= 0 || o.time < from) continue;
+    if (o.base_us <= 0 || o.time < from || o.zone == Zone::low) continue;
     if (!o.probe)
       p.before[static_cast<size_t>(size_class(o.bytes))].push_back(o.latency_us / o.base_us);
     else if (size_class(o.bytes) == 0)

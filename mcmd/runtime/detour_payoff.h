@@ -6,12 +6,12 @@
 // Like with like: per size class (PathRecord's, below and from kLargeBytes), each message's
 // latency divided by the direct path's base at its size (a 16 KiB message is compared with
 // 16 KiB ones, a 300 kB one with 300 kB ones, whatever the mix), medians of:
-//  - before: at the switch, the pair's messages (not probes) on its direct path since the
-//    episode began (its first observation out of the low zone in the last kBeforeSeconds;
-//    fixed until the pair is back on direct);
+//  - before: at the switch, the pair's messages (not probes) on its direct path out of the
+//    low zone in the last kBeforeSeconds (the congested ones: healthy messages before the
+//    onset would make any detour look slow; fixed until the pair is back on direct);
 //  - detour: its messages of the last return_after on the detour now in use;
 //  - probes: the direct path's small probes of the last 2 x return_after, now against those
-//    of the episode before the switch: how much the congestion grew since. Probes
+//    out of the low zone before the switch: how much the congestion grew since. Probes
 //    between daemons are not the application's messages (under a flood's queue they read
 //    4 ms where N-body's messages took about 1), so they scale the before figure (the
 //    reference is before x the growth, when more than 1) and are never compared with it.

@@ -176,3 +176,19 @@ TEST_CASE("payoff: the messages before a sudden onset are not the direct path's 
   CHECK(live(s, t, 10, 2000.0).empty());
   CHECK(s.via(1) == 2);
 }
+
+TEST_CASE("payoff: healthy messages between a lone spike and the onset are not the figure",
+          "[runtime]") {
+  // Healthy messages (0.2 ms), a spike (one at 20 ms), 0.4 s of healthy messages, then the
+  // flood: the detour at 2 ms pays against the congested 20 ms, not against the healthy
+  // messages after the spike (seen in system.runtime: a detour given up mid-congestion).
+  PathSelector s = selector();
+  double t = 0;
+  for (int i = 0; i < 50; ++i) s.observe(1, -1, 200, kBytes, t += 0.01, false);
+  s.observe(1, -1, kDirectUs, kBytes, t += 0.01, false);
+  for (int i = 0; i < 40; ++i) s.observe(1, -1, 200, kBytes, t += 0.01, false);
+  switch_away(s, t);
+  REQUIRE(s.via(1) == 2);
+  CHECK(live(s, t, 10, 2000.0).empty());
+  CHECK(s.via(1) == 2);
+}
