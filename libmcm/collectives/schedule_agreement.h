@@ -1,0 +1,123 @@
+// How the ranks of a communicator agree on the schedule of each covered collective
+// (issue 40 item 2), without a collective of its own and at no cost while nothing changes.
+// Pure: no MPI; notes leave through a Port (the MPI one is control_channel.h).
+//
+// Protocol, per communicator (its engine context id; its leader is its rank 0):
+//  1. Index. Every rank counts the covered blocking collectives it entered on the
+//     communicator: call i is the same call on every rank (MPI-3.1 5.12: collectives are
+//     called in the same order by all members).
+//  2. Want. At each call a rank asks whether it sees a detoured pair among the
+//     communicator's VMs (its VM's routes to theirs). When that changed since it last said
+//     so, it sends `report{want}` to the leader and goes on: the call runs the schedule
+//     agreed so far. Routes change at each rank at its own moment; only the leader decides.
+//  3. Round. When the leader's view (any member wants the detour) differs from the mode it
+//     last decided, and no round is open, it sends `propose{round}` to every other member
+//     and stops before its own next call. A member answers `answer{round, entered}` (the
+//     calls it entered, the one it is inside included) as soon as any MPI progress of its
+//     sees the proposal (the engine's progress, also from inside a native collective
+//     through the progress hook), and stops before its next call.
+//  4. Decision. With every answer in, K = the largest `entered`, the leader's own
+//     included: every rank has entered at most K calls and stopped before its next, so
+//     none has run call K yet. The leader sends `decide{round, K, mode}`; from call K on,
+//     every rank runs `mode`; calls before K keep the earlier mode. A rank stopped before
+//     call j < K goes on with the earlier mode until K; one stopped at K starts with it.
+//  5. A rank whose want changes during a round reports it; the leader opens the next
+//     round after the decision. Decisions are applied in order (K never decreases).
+// Cost: nothing on the hot path but a comparison, while routes stay; per change, 2(n-1)
+// notes and a pause of one round trip to the leader at the next call.
+// Deadlock freedom: a stopped rank waits driving the engine, and every rank answers from
+// any MPI progress (a blocked receive, a native collective, an engine wait). A rank
+// blocked where the engine does not run (MPI_Comm_dup, MPI_Win_fence) answers when it
+// leaves that call; a program that needs a stopped rank to reach such a call first is
+// erroneous already (MPI-3.1 5.14, the order of collectives across communicators).
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+namespace mcm::collectives {
+
+/// What crosses between the ranks (as bytes: every rank runs the same libmcm).
+struct Note {
+  enum Kind : std::int32_t { report = 1, propose = 2, answer = 3, decide = 4 };
+  std::int32_t kind = 0;
+  std::int32_t context = -1;
+  std::int32_t round = 0;
+  std::int32_t detoured = 0;  ///< propose, decide: the mode (1: detoured schedules)
+  std::int64_t value = 0;     ///< report: want (0/1); answer: entered; decide: K
+};
+
+class ScheduleAgreement {
+ public:
+  /// Sends a note to a rank (its world rank); never blocks.
+  using Send = std::function<void(int world_rank, const Note&)>;
+  /// A communicator's members (world ranks by comm rank), or null while this process does
+  /// not know it yet (a report may arrive before the leader's own MPI_Comm_dup returned).
+  using Members = std::function<const std::vector<int>*(int context)>;
+
+  ScheduleAgreement(int my_world_rank, Send send, Members members);
+
+  /// Before a covered call on `context`: `want` says whether this rank sees a detoured
+  /// pair among its VMs now. Not ready while this rank is stopped for a round: the caller
+  /// drives progress (receive() comes from it) and asks again. Ready: the call is counted
+  /// and runs `detoured` schedules or Open MPI's.
+  struct Entry {
+    bool ready = false;
+    bool detoured = false;
+    long long index = 0;  ///< this call's index on the communicator
+  };
+  Entry enter(int context, bool want);
+  /// A note from `from` (world rank).
+  void receive(int from, const Note& note);
+  /// Rounds whose leader did not know the communicator when it had to open them are opened
+  /// now if it does (the caller calls this from its progress).
+  void retry();
+  /// The communicator is gone: forget it.
+  void forget(int context);
+
+  /// For the records and the tests.
+  std::uint64_t rounds_led() const { return rounds_led_; }
+  std::uint64_t decisions() const { return decisions_; }
+
+ private:
+  struct Decision {
+    long long from = 0;  ///< K
+    bool detoured = false;
+  };
+  struct State {
+    long long entered = 0;
+    bool said_want = false;  ///< what this rank last reported (or, the leader, recorded)
+    bool stopped = false;    ///< answered (or opened) a round, no decision yet
+    bool mode = false;       ///< the mode of the calls before decisions_.front().from
+    std::deque<Decision> decisions;
+    // The leader's part.
+    std::unordered_set<int> wanting;  ///< members (world ranks) that want the detour
+    bool decided = false;             ///< the mode of the leader's latest decision
+    int round = 0;                    ///< the latest round opened
+    bool open = false;
+    std::size_t answers = 0;
+    long long max_entered = 0;
+    bool proposed = false;         ///< the open round's mode
+    bool waiting_members = false;  ///< a round is due but the members are not known yet
+  };
+  State& state(int context) { return states_[context]; }
+  bool leads(int context) const;
+  /// The leader: opens a round when its view differs from its latest decision.
+  void consider(int context, State& s);
+  void open_round(int context, State& s, const std::vector<int>& members);
+  void decide(int context, State& s, const std::vector<int>& members);
+  void apply(State& s, const Decision& d);
+
+  int me_;
+  Send send_;
+  Members members_;
+  std::unordered_map<int, State> states_;
+  std::uint64_t rounds_led_ = 0, decisions_ = 0;
+  bool any_waiting_ = false;  ///< some state has waiting_members (retry() looks)
+};
+
+}  // namespace mcm::collectives

@@ -1,0 +1,167 @@
+// The ranks of a communicator agree on each covered collective's schedule
+// (libmcm/collectives/schedule_agreement.h): every rank runs the same schedule for the
+// same call, however late the route changes and the notes reach each rank, nobody
+// deadlocks, and a want that stays is decided.
+//
+// A model: n ranks run the same program of collective calls over a fake network that
+// delivers notes FIFO per (sender, receiver) at random moments. A rank may be stopped
+// before a call (it then only receives notes), inside a call (it completes only once every
+// rank entered that call: the synchronizing worst case) or between calls. Each rank's
+// want (its view of the routes) changes at its own random moments. Replayed over many
+// random interleavings.
+#include "collectives/schedule_agreement.h"
+
+#include <catch2/catch.hpp>
+#include <deque>
+#include <map>
+#include <random>
+#include <vector>
+
+using mcm::collectives::Note;
+using mcm::collectives::ScheduleAgreement;
+
+namespace {
+
+constexpr int kContext = 7;
+
+struct Model {
+  struct Rank {
+    std::unique_ptr<ScheduleAgreement> agreement;
+    long long next = 0;   ///< the next call to enter
+    bool inside = false;  ///< inside call next - 1
+    bool want = false;
+    std::vector<int> modes;  ///< the mode each entered call ran
+  };
+  int n;
+  long long calls;
+  std::vector<int> members;  // world ranks 10, 11, ... (not 0..n-1: members map them)
+  std::vector<Rank> ranks;
+  std::map<std::pair<int, int>, std::deque<Note>> wire;  // (from, to) -> notes in order
+  std::mt19937 random;
+
+  Model(int n_ranks, long long n_calls, unsigned seed)
+      : n(n_ranks), calls(n_calls), ranks(static_cast<size_t>(n_ranks)), random(seed) {
+    for (int r = 0; r < n; ++r) members.push_back(10 + r);
+    for (int r = 0; r < n; ++r) {
+      const int me = members[static_cast<size_t>(r)];
+      ranks[static_cast<size_t>(r)].agreement = std::make_unique<ScheduleAgreement>(
+          me,
+          [this, me](int to, const Note& note) {
+            wire[{me, to}].push_back(note);
+          },
+          [this](int context) { return context == kContext ? &members : nullptr; });
+    }
+  }
+  Rank& rank(int r) { return ranks[static_cast<size_t>(r)]; }
+  int index_of(int world) const { return world - 10; }
+
+  bool all_entered(long long call) const {
+    for (const Rank& r : ranks)
+      if (r.next <= call) return false;
+    return true;
+  }
+  /// One random step; false when nothing could move.
+  bool step(double flip_chance) {
+    std::vector<std::pair<int, int>> moves;  // (kind 0: deliver, 1: advance; rank or wire)
+    std::vector<std::pair<int, int>> wires;
+    for (auto& [ends, notes] : wire)
+      if (!notes.empty()) wires.push_back(ends);
+    for (std::size_t w = 0; w < wires.size(); ++w) moves.push_back({0, static_cast<int>(w)});
+    for (int r = 0; r < n; ++r) {
+      const Rank& k = rank(r);
+      if (k.inside ? all_entered(k.next - 1) : k.next < calls) moves.push_back({1, r});
+    }
+    if (moves.empty()) return false;
+    const auto [kind, which] =
+        moves[std::uniform_int_distribution<std::size_t>(0, moves.size() - 1)(random)];
+    if (kind == 0) {
+      const auto [from, to] = wires[static_cast<size_t>(which)];
+      const Note note = wire[{from, to}].front();
+      wire[{from, to}].pop_front();
+      rank(index_of(to)).agreement->receive(from, note);
+      return true;
+    }
+    Rank& k = rank(which);
+    if (k.inside) {
+      k.inside = false;
+      return true;
+    }
+    if (std::uniform_real_distribution<double>(0, 1)(random) < flip_chance) k.want = !k.want;
+    const auto entry = k.agreement->enter(kContext, k.want);
+    if (!entry.ready) return true;  // stopped: it drives progress (the deliveries)
+    REQUIRE(entry.index == k.next);
+    k.modes.push_back(entry.detoured ? 1 : 0);
+    ++k.next;
+    k.inside = true;
+    return true;
+  }
+  /// Runs until every rank finished; false on a deadlock.
+  bool run(double flip_chance) {
+    while (step(flip_chance)) {
+    }
+    for (const Rank& k : ranks)
+      if (k.next < calls || k.inside) return false;
+    return true;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("schedule agreement: every rank runs the same schedule for each call", "[collectives]") {
+  int switches_seen = 0;
+  for (unsigned seed = 1; seed <= 400; ++seed) {
+    const int n = 2 + static_cast<int>(seed % 5);
+    Model m(n, 60, seed);
+    INFO("seed " << seed << ", " << n << " ranks");
+    REQUIRE(m.run(0.08));
+    for (long long call = 0; call < m.calls; ++call) {
+      const int mode = m.rank(0).modes[static_cast<size_t>(call)];
+      for (int r = 1; r < n; ++r) REQUIRE(m.rank(r).modes[static_cast<size_t>(call)] == mode);
+      if (call > 0 && mode != m.rank(0).modes[static_cast<size_t>(call - 1)]) ++switches_seen;
+    }
+  }
+  CHECK(switches_seen > 100);  // the replay does exercise changes of schedule
+}
+
+TEST_CASE("schedule agreement: a want that stays is decided, and nothing while none changes",
+          "[collectives]") {
+  for (unsigned seed = 1; seed <= 100; ++seed) {
+    Model m(4, 40, seed);
+    INFO("seed " << seed);
+    m.rank(2).want = true;  // one rank sees a detoured pair from the start, and keeps it
+    REQUIRE(m.run(0));
+    // The leader hears of it at rank 2's first call; the round ends within a few calls.
+    for (int r = 0; r < 4; ++r) CHECK(m.rank(r).modes.back() == 1);
+    CHECK(m.rank(0).agreement->rounds_led() == 1);
+    CHECK(m.rank(0).agreement->decisions() == 1);
+  }
+  Model quiet(4, 40, 5);
+  REQUIRE(quiet.run(0));
+  CHECK(quiet.rank(0).agreement->rounds_led() == 0);
+  CHECK(quiet.wire.empty());  // no note at all: nothing on the hot path
+  for (int r = 0; r < 4; ++r) CHECK(quiet.rank(r).modes.back() == 0);
+}
+
+TEST_CASE("schedule agreement: a lone rank decides alone, a leader unknown waits for retry()",
+          "[collectives]") {
+  std::vector<Note> sent;
+  const std::vector<int> me{3};
+  ScheduleAgreement alone(
+      3, [&](int, const Note& n) { sent.push_back(n); }, [&](int) { return &me; });
+  CHECK_FALSE(alone.enter(1, false).detoured);
+  CHECK(alone.enter(1, true).detoured);  // decided at once, from this call
+  CHECK(sent.empty());
+
+  // A report reaches a leader that has not registered the communicator yet.
+  const std::vector<int>* known = nullptr;
+  const std::vector<int> members{0, 1};
+  ScheduleAgreement leader(
+      0, [&](int, const Note& n) { sent.push_back(n); }, [&](int) { return known; });
+  leader.receive(1, Note{Note::report, 9, 0, 0, 1});
+  CHECK(sent.empty());
+  known = &members;
+  leader.retry();
+  REQUIRE(sent.size() == 1);
+  CHECK(sent[0].kind == Note::propose);
+  CHECK(sent[0].detoured == 1);
+}
