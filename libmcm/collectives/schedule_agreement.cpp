@@ -56,11 +56,16 @@ void ScheduleAgreement::receive(int from, const Note& note) {
       send_(from, Note{Note::answer, note.context, note.round, 0, s.entered});
       break;
     case Note::answer:
-      if (!s.open || note.round != s.round) break;  // not the round open now
-      ++s.answers;
-      s.max_entered = std::max<long long>(s.max_entered, note.value);
-      if (const std::vector<int>* members = members_(note.context))
-        if (s.answers + 1 >= members->size()) decide(note.context, s, *members);
+      if (s.open && note.round == s.round) answered(note.context, s, from, note.value);
+      break;
+    case Note::farewell:
+      s.gone[from] = note.value;
+      s.wanting.erase(from);
+      if (s.open) {
+        answered(note.context, s, from, note.value);
+      } else {
+        consider(note.context, s);
+      }
       break;
     case Note::decide:
       apply(s, Decision{note.value, note.detoured != 0});
@@ -88,19 +93,32 @@ void ScheduleAgreement::open_round(int context, State& s, const std::vector<int>
   ++rounds_led_;
   s.open = s.stopped = true;
   s.proposed = !s.wanting.empty();
-  s.answers = 0;
+  s.answered.clear();
   s.max_entered = s.entered;
   ++s.round;
   for (std::size_t r = 1; r < members.size(); ++r)
-    send_(members[r], Note{Note::propose, context, s.round, s.proposed ? 1 : 0, 0});
-  if (members.size() == 1) decide(context, s, members);
+    if (s.gone.count(members[r]) == 0)
+      send_(members[r], Note{Note::propose, context, s.round, s.proposed ? 1 : 0, 0});
+  for (const auto& [member, entered] : s.gone) {
+    s.answered.insert(member);
+    s.max_entered = std::max(s.max_entered, entered);
+  }
+  if (s.answered.size() + 1 >= members.size()) decide(context, s, members);
+}
+
+void ScheduleAgreement::answered(int context, State& s, int from, long long entered) {
+  s.answered.insert(from);
+  s.max_entered = std::max(s.max_entered, entered);
+  if (const std::vector<int>* members = members_(context))
+    if (s.answered.size() + 1 >= members->size()) decide(context, s, *members);
 }
 
 void ScheduleAgreement::decide(int context, State& s, const std::vector<int>& members) {
   ++decisions_;
   const Decision d{s.max_entered, s.proposed};
   for (std::size_t r = 1; r < members.size(); ++r)
-    send_(members[r], Note{Note::decide, context, s.round, d.detoured ? 1 : 0, d.from});
+    if (s.gone.count(members[r]) == 0)
+      send_(members[r], Note{Note::decide, context, s.round, d.detoured ? 1 : 0, d.from});
   s.open = false;
   s.decided = d.detoured;
   apply(s, d);
@@ -121,6 +139,14 @@ void ScheduleAgreement::retry() {
 
 void ScheduleAgreement::forget(int context) {
   states_.erase(context);
+}
+
+void ScheduleAgreement::farewell() {
+  for (const auto& [context, s] : states_) {
+    const std::vector<int>* members = members_(context);
+    if (members != nullptr && !members->empty() && members->front() != me_)
+      send_(members->front(), Note{Note::farewell, context, 0, 0, s.entered});
+  }
 }
 
 }  // namespace mcm::collectives

@@ -23,6 +23,9 @@
 //     call j < K goes on with the earlier mode until K; one stopped at K starts with it.
 //  5. A rank whose want changes during a round reports it; the leader opens the next
 //     round after the decision. Decisions are applied in order (K never decreases).
+//  6. Farewell. A rank that finalizes sends `farewell{entered}` to each leader: it enters
+//     no more calls, so that is its answer to every later round (a root that finished its
+//     last MPI_Bcast may finalize before the leader opens a round for that very call).
 // Cost: nothing on the hot path but a comparison, while routes stay; per change, 2(n-1)
 // notes and a pause of one round trip to the leader at the next call.
 // Deadlock freedom: a stopped rank waits driving the engine, and every rank answers from
@@ -43,12 +46,12 @@ namespace mcm::collectives {
 
 /// What crosses between the ranks (as bytes: every rank runs the same libmcm).
 struct Note {
-  enum Kind : std::int32_t { report = 1, propose = 2, answer = 3, decide = 4 };
+  enum Kind : std::int32_t { report = 1, propose = 2, answer = 3, decide = 4, farewell = 5 };
   std::int32_t kind = 0;
   std::int32_t context = -1;
   std::int32_t round = 0;
   std::int32_t detoured = 0;  ///< propose, decide: the mode (1: detoured schedules)
-  std::int64_t value = 0;     ///< report: want (0/1); answer: entered; decide: K
+  std::int64_t value = 0;     ///< report: want (0/1); answer, farewell: entered; decide: K
 };
 
 class ScheduleAgreement {
@@ -78,6 +81,8 @@ class ScheduleAgreement {
   void retry();
   /// The communicator is gone: forget it.
   void forget(int context);
+  /// MPI_Finalize: sends each leader this rank's farewell (step 6).
+  void farewell();
 
   /// For the records and the tests.
   std::uint64_t rounds_led() const { return rounds_led_; }
@@ -99,7 +104,8 @@ class ScheduleAgreement {
     bool decided = false;             ///< the mode of the leader's latest decision
     int round = 0;                    ///< the latest round opened
     bool open = false;
-    std::size_t answers = 0;
+    std::unordered_set<int> answered;         ///< members that answered the open round
+    std::unordered_map<int, long long> gone;  ///< finalized members: their last entered
     long long max_entered = 0;
     bool proposed = false;         ///< the open round's mode
     bool waiting_members = false;  ///< a round is due but the members are not known yet
@@ -111,6 +117,8 @@ class ScheduleAgreement {
   void open_round(int context, State& s, const std::vector<int>& members);
   void decide(int context, State& s, const std::vector<int>& members);
   void apply(State& s, const Decision& d);
+  /// The leader counts an answer of the open round; decides when all are in.
+  void answered(int context, State& s, int from, long long entered);
 
   int me_;
   Send send_;

@@ -165,3 +165,37 @@ TEST_CASE("schedule agreement: a lone rank decides alone, a leader unknown waits
   CHECK(sent[0].kind == Note::propose);
   CHECK(sent[0].detoured == 1);
 }
+
+TEST_CASE("schedule agreement: a rank that finalized answers every later round by farewell",
+          "[collectives]") {
+  // Rank 2, the root of the last MPI_Bcast, finished its 3 calls and finalized before the
+  // leader (rank 0, 2 calls entered) opens a round for the third: the leader must not wait
+  // for its answer, and K must not be before a call rank 2 already ran.
+  const std::vector<int> members{0, 1, 2};
+  std::vector<std::pair<int, Note>> sent;
+  auto recorder = [&](int to, const Note& n) { sent.push_back({to, n}); };
+  auto known = [&](int) { return &members; };
+  ScheduleAgreement leader(0, recorder, known), root(2, recorder, known);
+  for (int i = 0; i < 3; ++i) REQUIRE(root.enter(4, false).ready);
+  for (int i = 0; i < 2; ++i) REQUIRE(leader.enter(4, false).ready);
+  root.farewell();
+  REQUIRE(sent.size() == 1);
+  CHECK(sent[0].first == 0);
+  CHECK(sent[0].second.kind == Note::farewell);
+  leader.receive(2, sent[0].second);
+  sent.clear();
+  leader.receive(1, Note{Note::report, 4, 0, 0, 1});  // rank 1 sees a detour
+  REQUIRE(sent.size() == 1);                          // proposed to rank 1 only
+  CHECK(sent[0].first == 1);
+  CHECK_FALSE(leader.enter(4, true).ready);  // stopped until the decision
+  leader.receive(1, Note{Note::answer, 4, sent[0].second.round, 0, 2});
+  REQUIRE(sent.size() == 2);
+  CHECK(sent[1].first == 1);
+  CHECK(sent[1].second.kind == Note::decide);
+  CHECK(sent[1].second.value == 3);  // the root's third call ran Open MPI's schedule
+  const auto third = leader.enter(4, true);
+  REQUIRE(third.ready);
+  CHECK(third.index == 2);
+  CHECK_FALSE(third.detoured);
+  CHECK(leader.enter(4, true).detoured);
+}
