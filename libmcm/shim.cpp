@@ -10,6 +10,7 @@
 #include <mutex>
 #include <string>
 
+#include "collectives/schedule_choice.h"
 #include "engine/engine.h"
 #include "mcm/bootstrap.h"
 #include "mcm/clock.h"
@@ -131,6 +132,8 @@ void start() {
   mcm_app_world = g_layout.role_comm;
   g_active = true;
   if (relay) start_engine(adaptive);
+  // Collectives leave a detoured pair too (collectives/schedule_choice.h).
+  if (adaptive) mcm::collectives::start(g_layout);
   // The pattern is counted in mode record, and for the run's records with a log directory.
   const char* log_dir = std::getenv("MCM_LOG_DIR");
   if (record || (log_dir != nullptr && *log_dir != '\0')) recorder::start(g_layout.role_comm);
@@ -142,6 +145,7 @@ void stop() {
   const std::vector<Traffic> sent = recorder::finish();
   auto& engine = mcm::engine::Engine::instance();
   const bool engine_was_active = engine.active();
+  mcm::collectives::stop();  // its shadows are the engine's contexts
   engine.stop();  // sends the last late-message reports too
   const char* log_dir = std::getenv("MCM_LOG_DIR");
   if (log_dir != nullptr && *log_dir != '\0')

@@ -1,10 +1,179 @@
 #include "collectives/schedule_choice.h"
 
-namespace mcm::collectives {
+#include <optional>
+#include <unordered_map>
+#include <vector>
 
-// Until the agreement is in (schedule_agreement.h): Open MPI's own, always.
-MPI_Comm schedule_for(MPI_Comm) {
-  return MPI_COMM_NULL;
+#include "collectives/control_channel.h"
+#include "collectives/schedule_agreement.h"
+#include "engine/engine.h"
+#include "wrappers/wrapper_support.h"
+
+namespace mcm::collectives {
+namespace {
+
+using engine::Context;
+using engine::Engine;
+using Lock = std::lock_guard<engine::FairLock>;
+
+struct Shadow {
+  MPI_Comm of = MPI_COMM_NULL;  ///< the application's communicator
+  MPI_Comm comm = MPI_COMM_NULL;
+};
+
+/// A communicator's want (schedule_agreement.h step 2), recomputed when routes changed.
+struct Want {
+  std::uint64_t routes = ~0ull;  ///< Engine::Counters::route_updates when computed
+  bool want = false;
+};
+
+struct Choice {
+  const mcm::Layout* layout = nullptr;
+  ControlChannel channel;
+  std::optional<ScheduleAgreement> agreement;
+  std::unordered_map<int, Shadow> shadows;  ///< by context id
+  std::unordered_map<int, Want> wants;      ///< by context id
+  int keyval = MPI_KEYVAL_INVALID;          ///< on the application's communicator
+  ScheduleCounters counters;
+};
+
+Choice& choice() {
+  static Choice c;
+  return c;
+}
+
+bool wants_detour(const Context& c) {
+  Choice& ch = choice();
+  Engine& engine = Engine::instance();
+  Want& w = ch.wants[c.id];
+  if (w.routes == engine.counters().route_updates) return w.want;
+  w.routes = engine.counters().route_updates;
+  w.want = false;
+  const std::vector<int>& vm_of = ch.layout->vm_of_world_rank;
+  for (int world : c.world_of_peer) {
+    const int vm = world >= 0 && static_cast<std::size_t>(world) < vm_of.size()
+                       ? vm_of[static_cast<std::size_t>(world)]
+                       : -1;
+    if (vm >= 0 && vm != ch.layout->vm && engine.through_daemons(vm)) {
+      w.want = true;
+      break;
+    }
+  }
+  return w.want;
+}
+
+/// The communicator is freed (or MPI finalizes): its shadow goes with it.
+int free_shadow(MPI_Comm, int, void* value, void*) {
+  const int id = static_cast<int>(reinterpret_cast<std::intptr_t>(value));
+  Choice& ch = choice();
+  MPI_Comm shadow = MPI_COMM_NULL;
+  {
+    Lock lock(Engine::instance().lock());
+    const auto it = ch.shadows.find(id);
+    if (it != ch.shadows.end()) shadow = it->second.comm;
+    ch.shadows.erase(id);
+    ch.wants.erase(id);
+    if (ch.agreement) ch.agreement->forget(id);
+  }
+  if (shadow != MPI_COMM_NULL) PMPI_Comm_free(&shadow);  // its context leaves the engine
+  return MPI_SUCCESS;
+}
+
+/// The shadow of `comm` (context `id`): made now by every rank (the first detoured call).
+MPI_Comm shadow_of(MPI_Comm comm, int id) {
+  Choice& ch = choice();
+  Engine& engine = Engine::instance();
+  {
+    Lock lock(engine.lock());
+    const auto it = ch.shadows.find(id);
+    if (it != ch.shadows.end()) return it->second.comm;
+  }
+  MPI_Comm shadow = MPI_COMM_NULL;
+  if (PMPI_Comm_dup(comm, &shadow) != MPI_SUCCESS) return MPI_COMM_NULL;
+  engine.contexts().register_new(shadow);  // collective over the shadow, without the lock
+  PMPI_Comm_set_attr(comm, ch.keyval, reinterpret_cast<void*>(static_cast<std::intptr_t>(id)));
+  Lock lock(engine.lock());
+  ch.shadows[id] = Shadow{comm, shadow};
+  return shadow;
+}
+
+}  // namespace
+
+void start(const mcm::Layout& layout) {
+  Choice& ch = choice();
+  Engine& engine = Engine::instance();
+  ch.layout = &layout;
+  ch.counters = ScheduleCounters();
+  PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, &free_shadow, &ch.keyval, nullptr);
+  Lock lock(engine.lock());
+  ch.agreement.emplace(
+      layout.world_rank, [&ch](int to, const Note& note) { ch.channel.send(to, note); },
+      [&engine](int id) -> const std::vector<int>* {
+        const Context* c = engine.contexts().find(id);
+        return c != nullptr && !c->inter ? &c->world_of_peer : nullptr;
+      });
+  ch.channel.start(layout.role_comm, layout.world_rank_of_app_rank,
+                   [&ch](int from, const Note& note) {
+                     ch.agreement->receive(from, note);
+                     ch.agreement->retry();
+                   });
+  engine.attach(&ch.channel);
+}
+
+void stop() {
+  Choice& ch = choice();
+  if (!ch.agreement) return;
+  Engine& engine = Engine::instance();
+  std::vector<MPI_Comm> with_shadows;
+  {
+    Lock lock(engine.lock());
+    ch.agreement->farewell();
+    for (const auto& [id, s] : ch.shadows) with_shadows.push_back(s.of);
+  }
+  for (MPI_Comm c : with_shadows) PMPI_Comm_delete_attr(c, ch.keyval);  // free_shadow()
+  PMPI_Comm_free_keyval(&ch.keyval);
+  Lock lock(engine.lock());
+  engine.attach(nullptr);
+  ch.channel.stop();
+  ch.counters.rounds_led = ch.agreement->rounds_led();
+  ch.agreement.reset();
+  ch.wants.clear();
+}
+
+MPI_Comm schedule_for(MPI_Comm comm) {
+  Choice& ch = choice();
+  Engine& engine = Engine::instance();
+  int id = -1;
+  for (shim::Backoff backoff;;) {
+    {
+      Lock lock(engine.lock());
+      if (!ch.agreement) return MPI_COMM_NULL;
+      const Context* c = engine.contexts().find(comm);
+      if (c == nullptr || c->inter || c->peer_count() < 2) return MPI_COMM_NULL;
+      id = c->id;
+      const ScheduleAgreement::Entry entry = ch.agreement->enter(id, wants_detour(*c));
+      if (entry.ready) {
+        if (!entry.detoured) return MPI_COMM_NULL;
+        ++ch.counters.detoured_calls;
+        break;
+      }
+      // Stopped for a round: answer and listen while waiting (schedule_agreement.h).
+      if (engine.blocking()) {
+        engine.block();
+        continue;
+      }
+      if (engine.progress()) backoff.moved();
+    }
+    backoff.idle();
+  }
+  return shadow_of(comm, id);
+}
+
+ScheduleCounters schedule_counters() {
+  Choice& ch = choice();
+  ScheduleCounters counters = ch.counters;
+  if (ch.agreement) counters.rounds_led = ch.agreement->rounds_led();
+  return counters;
 }
 
 }  // namespace mcm::collectives

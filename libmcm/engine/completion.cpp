@@ -57,6 +57,7 @@ bool Engine::progress() {
   if (!natives_.empty()) moved = poll_natives() || moved;
   match_released();
   if (!epochs_.empty()) moved = take_owed_natives() || moved;
+  if (side_ != nullptr) moved = side_->poll() || moved;
   note_frames_waiting();
   last_progress_end_ = in_mpi_until_ = mcm::wall_seconds();
   late_.poll(last_progress_end_);

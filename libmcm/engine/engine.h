@@ -39,6 +39,7 @@
 #include "engine/op.h"
 #include "engine/progress_hook.h"
 #include "engine/receive_tally.h"
+#include "engine/side_channel.h"
 
 namespace mcm::engine {
 
@@ -138,6 +139,9 @@ class Engine {
 
   /// One round of progress; true when anything moved.
   bool progress();
+  /// Waits wake for `channel`'s receive and progress polls it (side_channel.h); null
+  /// detaches it. Not owned.
+  void attach(SideChannel* channel) { side_ = channel; }
   /// Whether buffered sends still have frames in flight (MPI_Buffer_detach waits).
   bool buffered_pending() const { return detached_ != 0; }
 
@@ -155,6 +159,9 @@ class Engine {
     std::uint64_t native_sends = 0, natives_taken = 0, flushes = 0;
   };
   const Counters& counters() const { return counters_; }
+  /// Whether messages to VM `vm` travel through the daemons now (mode adaptive: the
+  /// daemon detoured this VM's path to it; mode relay: always).
+  bool through_daemons(int vm) const { return frames_.through_daemons(vm); }
   /// Messages sent straight to another VM's daemon (direct detours, mcm/protocol/frames.h rule 7).
   std::uint64_t detoured_messages() const { return frames_.detoured_messages(); }
   /// Mode adaptive: per detour, whether this rank's messages to its VM left through the daemons.
@@ -202,7 +209,7 @@ class Engine {
   /// wait_set_ = the frames' requests, then natives_, then extras[0..n); where each part
   /// ends (block(), block_some()).
   struct WaitSetEnds {
-    std::size_t frames = 0, natives = 0;
+    std::size_t frames = 0, natives = 0, side = 0;
   };
   WaitSetEnds fill_wait_set(const MPI_Request* extras, int n);
 
@@ -319,6 +326,7 @@ class Engine {
   int detached_ = 0;
   DetourTally detours_;
   Counters counters_;  ///< operations the application released before they finished
+  SideChannel* side_ = nullptr;
 };
 
 }  // namespace mcm::engine

@@ -318,12 +318,15 @@ Engine::WaitSetEnds Engine::fill_wait_set(const MPI_Request* extras, int n) {
   ends.frames = wait_set_.size();
   wait_set_.insert(wait_set_.end(), natives_.begin(), natives_.end());
   ends.natives = wait_set_.size();
+  if (side_ != nullptr && side_->request() != MPI_REQUEST_NULL)
+    wait_set_.push_back(side_->request());
+  ends.side = wait_set_.size();
   if (n > 0) wait_set_.insert(wait_set_.end(), extras, extras + n);
   return ends;
 }
 
 int Engine::block(MPI_Request* extras, int n, MPI_Status* status, int* error) {
-  const auto [frames_end, natives_end] = fill_wait_set(extras, n);
+  const auto [frames_end, natives_end, side_end] = fill_wait_set(extras, n);
   int index = MPI_UNDEFINED;
   MPI_Status done;
   const double wait_start = mcm::wall_seconds();
@@ -342,8 +345,10 @@ int Engine::block(MPI_Request* extras, int n, MPI_Status* status, int* error) {
     native_ops_.erase(native_ops_.begin() + static_cast<std::ptrdiff_t>(k));
     on_native(op, done, rc);
     match_released();
+  } else if (static_cast<size_t>(index) < side_end) {
+    side_->completed(done);
   } else {
-    extra = index - static_cast<int>(natives_end);
+    extra = index - static_cast<int>(side_end);
     extras[extra] = wait_set_[static_cast<size_t>(index)];
     if (status != MPI_STATUS_IGNORE && status != nullptr) *status = done;
     if (error != nullptr) *error = rc;
@@ -354,7 +359,7 @@ int Engine::block(MPI_Request* extras, int n, MPI_Status* status, int* error) {
 }
 
 int Engine::block_some(MPI_Request* extras, int n, int* which, MPI_Status* statuses, int* errors) {
-  const auto [frames_end, natives_end] = fill_wait_set(extras, n);
+  const auto [frames_end, natives_end, side_end] = fill_wait_set(extras, n);
   some_indices_.resize(wait_set_.size());
   some_statuses_.resize(wait_set_.size());
   int outcount = MPI_UNDEFINED;
@@ -377,8 +382,10 @@ int Engine::block_some(MPI_Request* extras, int n, int* which, MPI_Status* statu
       const size_t k = index - frames_end;
       natives_done_.push_back({native_ops_[k], {done, error}});
       natives_[k] = MPI_REQUEST_NULL;  // removed below, before on_native() may add more
+    } else if (index < side_end) {
+      side_->completed(done);
     } else {
-      const int extra = static_cast<int>(index - natives_end);
+      const int extra = static_cast<int>(index - side_end);
       extras[extra] = wait_set_[index];
       statuses[extra] = done;
       errors[extra] = error;
