@@ -146,7 +146,7 @@ void stop() {
   auto& engine = mcm::engine::Engine::instance();
   const bool engine_was_active = engine.active();
   mcm::collectives::stop();  // its shadows are the engine's contexts
-  engine.stop();  // sends the last late-message reports too
+  engine.stop();             // sends the last late-message reports too
   const char* log_dir = std::getenv("MCM_LOG_DIR");
   if (log_dir != nullptr && *log_dir != '\0')
     write_rank_records(log_dir, g_layout, mode_name(), engine_was_active ? &engine : nullptr,
