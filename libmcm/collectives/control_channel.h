@@ -26,8 +26,7 @@ class ControlChannel : public engine::SideChannel {
  public:
   using Deliver = std::function<void(int from_world_rank, const Note&)>;
 
-  void start(MPI_Comm app_world, const std::vector<int>& world_rank_of_app_rank,
-             Deliver deliver);
+  void start(MPI_Comm app_world, const std::vector<int>& world_rank_of_app_rank, Deliver deliver);
   void stop();
   void send(int world_rank, const Note& note);
 

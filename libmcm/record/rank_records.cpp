@@ -4,6 +4,7 @@
 
 #include <cstdio>
 
+#include "collectives/schedule_choice.h"
 #include "engine/engine.h"
 #include "mcm/clock.h"
 #include "mcm/records.h"
@@ -27,7 +28,9 @@ nlohmann::json counters(const engine::Engine& engine) {
           {"flushes", c.flushes},
           {"detoured_messages", engine.detoured_messages()},
           {"detours_with_sends", engine.detours().with_sends()},
-          {"detours_relayed", engine.detours().relayed_detours()}};
+          {"detours_relayed", engine.detours().relayed_detours()},
+          {"collectives_detoured", collectives::schedule_counters().detoured_calls},
+          {"schedule_rounds_led", collectives::schedule_counters().rounds_led}};
 }
 
 }  // namespace
