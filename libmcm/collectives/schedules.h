@@ -9,7 +9,7 @@
 //  - Its messages are the public MPI_Isend / MPI_Irecv / MPI_Sendrecv / MPI_Waitall, so
 //    inside libmcm they go through the engine, which sends each one natively on a healthy
 //    path and around a detoured pair: no byte of the collective crosses that pair's direct
-//    path. Local work is PMPI_Reduce_local and datatype queries.
+//    path. Local work is PMPI_Reduce_local, PMPI_Pack/PMPI_Unpack and datatype queries.
 //  - Every rank of `comm` must call the same function with matching arguments, as for the
 //    MPI call: the schedules are deterministic in (rank, size, root, counts).
 //  - Reductions combine in rank order: x0 op x1 op ... op x(n-1), whether or not `op` is
