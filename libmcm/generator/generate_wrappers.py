@@ -15,13 +15,16 @@ MPI_Comm) have hand-written C wrappers; for them the generator writes Fortran ->
 *bridges* instead (fortran_bridges.c): the four manglings convert their Fortran
 arguments to C (CONVERSIONS below, driven by the C prototype), call the shim's own C
 function (MPI_Send, MPI_Wait, ...), so that Fortran traffic goes through the engine, and
-convert the outputs back, as Open MPI's mpif-h bindings do.
+convert the outputs back, as Open MPI's mpif-h bindings do. libmcm.so must define every
+function whose C is hand-written: --check-defined, run after the link, fails the build
+otherwise (a bridge to a missing one would call Open MPI's own).
 
 The Fortran calling convention is derived from the C prototype, as Open MPI's own
 bindings do: every argument by reference, then MPI_Fint *ierr, then one hidden
 length per character argument (gfortran passes size_t).
 
 Usage: generate_wrappers.py --cc CC [-I DIR ...] [--mpifh-library LIB [--nm NM]] --special FILE --out DIR
+       generate_wrappers.py --check-defined LIBMCM [--nm NM] --special FILE
        generate_wrappers.py --conversions     (prints the bridges' conversion table)
 """
 import argparse
@@ -99,6 +102,8 @@ def declarations(text):
 
 
 KINDS = ("hand-written", "not-wrapped", "constructor", "engine")
+# Kinds whose C is hand-written: libmcm.so must define them (--check-defined).
+HAND_WRITTEN_C = ("hand-written", "engine")
 
 
 def load_special(path):
@@ -115,9 +120,8 @@ def load_special(path):
     return names
 
 
-def load_mpifh(library, nm):
-    """The dynamic symbols Open MPI's Fortran library exports, name -> address (None: no
-    Fortran)."""
+def defined_symbols(library, nm):
+    """The dynamic symbols `library` exports, name -> address (None: no library)."""
     if not library:
         return None
     out = subprocess.run([nm, "-D", "--defined-only", library], capture_output=True, text=True)
@@ -483,22 +487,40 @@ def print_conversions():
         print("%-14s %-17s %-14s %s" % ("(%s)" % fn, n, conv, doc))
 
 
+def check_defined(special, library, nm):
+    """Exits with the list of the functions whose C special.txt says is hand-written
+    (HAND_WRITTEN_C) that `library`, the linked libmcm.so, does not define. The generator
+    writes no C for them, so nothing else fails: a bridge would call Open MPI's own."""
+    defined = defined_symbols(library, nm)
+    missing = sorted(n for n, kind in special.items() if kind in HAND_WRITTEN_C and n not in defined)
+    if missing:
+        sys.exit("generate_wrappers: %s does not define these functions, whose C special.txt says"
+                 " is hand-written: %s" % (library, " ".join(missing)))
+
+
 def main():
     if sys.argv[1:] == ["--conversions"]:
         print_conversions()
         return
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--cc", required=True)
+    ap.add_argument("--check-defined", metavar="LIBMCM",
+                    help="only check that LIBMCM defines every hand-written function")
+    ap.add_argument("--cc")
     ap.add_argument("-I", dest="includes", action="append", default=[])
     ap.add_argument("--mpifh-library", help="Open MPI's Fortran bindings (libmpi_mpifh.so)")
     ap.add_argument("--f08-library", help="Open MPI's mpi_f08 bindings (libmpi_usempif08.so)")
     ap.add_argument("--nm", default="nm")
     ap.add_argument("--special", required=True)
-    ap.add_argument("--out", required=True)
+    ap.add_argument("--out")
     a = ap.parse_args()
 
     special = load_special(a.special)
-    mpifh = load_mpifh(a.mpifh_library, a.nm)
+    if a.check_defined:
+        check_defined(special, a.check_defined, a.nm)
+        return
+    if not a.cc or not a.out:
+        ap.error("--cc and --out are required")
+    mpifh = defined_symbols(a.mpifh_library, a.nm)
     F08_PMPI.update(load_f08_imports(a.f08_library, a.nm))
     for symbol, address in (mpifh or {}).items():
         m = re.match(r"^mpi_(\w+?)_$", symbol)
