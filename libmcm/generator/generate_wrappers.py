@@ -270,11 +270,12 @@ def fortran_wrapper(name, params, constructor, twin=None):
 
 # ---- Fortran -> C bridges (KIND engine) -------------------------------------------------
 #
-# One row per (C type, parameter name) the bridges know; name None matches any name, and a
-# row with a name wins over one without. C types are written without const, with * for a
-# pointer and [] for an array. A parameter no row matches stops the generator: a new
-# engine function needs its conversions decided here. mpi.h declares some arrays as
-# pointers (MPI_Waitall's MPI_Status *array_of_statuses): the array_of_* names decide.
+# One row per (C type, parameter name) the bridges know; name None matches any name, a
+# tuple any of its names, and a row with a name wins over one without. C types are written
+# without const, with * for a pointer and [] for an array. A parameter no row matches
+# stops the generator: a new bridged function needs its conversions decided here. mpi.h
+# declares some arrays as pointers (MPI_Waitall's MPI_Status *array_of_statuses): the
+# array_of_* names decide, and so do the collectives' count and displacement names.
 #
 # Direction of the handle pointers: MPI_Request* is an output of the calls that create a
 # request (MPI_I*, MPI_*_init) and in/out otherwise (MPI_Wait, MPI_Test, MPI_Cancel,
@@ -284,13 +285,18 @@ def fortran_wrapper(name, params, constructor, twin=None):
 # When outputs are written (as Open MPI's mpif-h): "ok" = the call returned MPI_SUCCESS or
 # MPI_ERR_IN_STATUS; "done" = ok and, for a call with a flag, the flag is true. Request
 # and message handles the call changed are written back whatever it returned.
+#
+# The collectives' INTEGER arrays (counts and displacements, one per rank) are inputs.
+INPUT_ARRAYS = ("sendcounts", "recvcounts", "displs", "sdispls", "rdispls")
 CONVERSIONS = [
     # C type          name                conversion       Fortran -> C / C -> Fortran
     ("int",           None,               "int_in",        "INTEGER value: *(MPI_Fint*)"),
     ("MPI_Comm",      None,               "comm_in",       "PMPI_Comm_f2c (the C function substitutes MPI_COMM_WORLD)"),
     ("MPI_Datatype",  None,               "type_in",       "PMPI_Type_f2c"),
-    ("void*",         "buffer",           "address",       "the address as is (MPI_Buffer_attach)"),
+    ("MPI_Op",        None,               "op_in",         "PMPI_Op_f2c"),
     ("void*",         None,               "choice",        "the address; Open MPI's Fortran MPI_BOTTOM -> MPI_BOTTOM (OMPI_F2C_BOTTOM)"),
+    ("int[]",         INPUT_ARRAYS,       "ints_in",       "INTEGER array in, passed as is: MPI_Fint is int (asserted in fortran_bridges.c)"),
+    ("int*",          INPUT_ARRAYS,       "ints_in",       "(the same, declared as a pointer)"),
     ("int*",          "flag",             "logical_out",   "LOGICAL out: C int -> MCM_FORTRAN_TRUE/FALSE (OMPI_FORTRAN_VALUE_TRUE), when ok"),
     ("int*",          "index",            "index_out",     "INTEGER out: index + 1 (Fortran counts from 1), MPI_UNDEFINED stays, when ok"),
     ("int*",          None,               "int_out",       "INTEGER out (outcount, size), when ok"),
@@ -305,11 +311,19 @@ CONVERSIONS = [
     ("MPI_Status*",   "array_of_statuses", "statuses_out", "(the same, declared as a pointer: MPI_Waitall)"),
     ("MPI_Message*",  None,               "message",       "probes: output, mcm_message_c2f when done; receives: in/out, mcm_message_f2c before, mcm_message_back after"),
 ]
-# Where one function's parameter means something else than the same C type elsewhere.
+# Where one function's parameter means something else than the same C type elsewhere;
+# the function is a regular expression over the whole name.
 FUNCTION_CONVERSIONS = {
+    ("MPI_Buffer_attach", "buffer"): ("address", "the address as is"),
     # MPI-3.1 3.6: mpif.h and `use mpi` ignore MPI_BUFFER_DETACH's buffer argument (the C
     # function returns the address through it): the address goes to a dummy.
     ("MPI_Buffer_detach", "buffer"): ("detach_buffer", "ignored: the C address goes to a dummy (MPI-3.1 3.6, as Open MPI)"),
+    # The choice buffers that may be MPI_IN_PLACE (MPI-3.1 chapter 5), those where Open
+    # MPI's mpif-h bindings convert it (OMPI_F2C_IN_PLACE): nowhere else, so that a
+    # misplaced MPI_IN_PLACE keeps the meaning it has under Open MPI's own bindings.
+    (r"MPI_(Allgatherv?|Allreduce|Alltoallv?|Gatherv?|Reduce|Reduce_scatter(_block)?)", "sendbuf"):
+        ("in_place", "as choice, and Open MPI's Fortran MPI_IN_PLACE -> MPI_IN_PLACE (OMPI_F2C_IN_PLACE)"),
+    (r"MPI_Scatterv?", "recvbuf"): ("in_place", "(the same: the root's receive buffer)"),
 }
 COUNT_NAMES = ("count", "incount")
 CREATES_REQUEST = re.compile(r"^MPI_I[a-z]|_init$")
@@ -327,10 +341,11 @@ def c_type_of(param):
 
 
 def conversion_of(function, ctype, name):
-    if (function, name) in FUNCTION_CONVERSIONS:
-        return FUNCTION_CONVERSIONS[(function, name)][0]
+    for (pattern, n), (conv, _) in FUNCTION_CONVERSIONS.items():
+        if n == name and re.fullmatch(pattern, function):
+            return conv
     for t, n, conv, _ in CONVERSIONS:
-        if t == ctype and n == name:
+        if t == ctype and (n == name or (isinstance(n, tuple) and name in n)):
             return conv
     for t, n, conv, _ in CONVERSIONS:
         if t == ctype and n is None:
@@ -359,7 +374,8 @@ def fortran_bridge(ret, function, params):
 
     for (ctype, x), conv in zip(typed, convs):
         f, c = "f_" + x, "c_" + x
-        formals.append(("void* " if conv in ("address", "choice", "detach_buffer") else "MPI_Fint* ") + f)
+        formals.append(("void* " if conv in ("address", "choice", "in_place", "detach_buffer")
+                        else "MPI_Fint* ") + f)
         if conv == "int_in":
             pre.append("const int %s = (int)*%s;" % (c, f))
             actuals.append(c)
@@ -367,10 +383,16 @@ def fortran_bridge(ret, function, params):
             actuals.append("PMPI_Comm_f2c(*%s)" % f)
         elif conv == "type_in":
             actuals.append("PMPI_Type_f2c(*%s)" % f)
+        elif conv == "op_in":
+            actuals.append("PMPI_Op_f2c(*%s)" % f)
+        elif conv == "ints_in":
+            actuals.append("(const int*)%s" % f)
         elif conv == "address":
             actuals.append(f)
         elif conv == "choice":
             actuals.append("mcm_f2c_bottom(%s)" % f)
+        elif conv == "in_place":
+            actuals.append("mcm_f2c_in_place(%s)" % f)
         elif conv == "detach_buffer":
             pre.append("void* %s = NULL;" % c)
             pre.append("(void)%s;" % f)
@@ -480,11 +502,16 @@ def fortran_true(includes):
 
 
 def print_conversions():
-    print("%-14s %-17s %-14s %s" % ("C type", "name", "conversion", "Fortran -> C / C -> Fortran"))
-    for t, n, conv, doc in CONVERSIONS:
-        print("%-14s %-17s %-14s %s" % (t, n or "*", conv, doc))
-    for (fn, n), (conv, doc) in FUNCTION_CONVERSIONS.items():
-        print("%-14s %-17s %-14s %s" % ("(%s)" % fn, n, conv, doc))
+    row = "%-14s %-17s %-14s %s"
+    print(row % ("C type", "name", "conversion", "Fortran -> C / C -> Fortran"))
+    rows = [(t, "/".join(n) if isinstance(n, tuple) else n or "*", conv, doc)
+            for t, n, conv, doc in CONVERSIONS]
+    rows += [("(%s)" % fn, n, conv, doc) for (fn, n), (conv, doc) in FUNCTION_CONVERSIONS.items()]
+    for t, n, conv, doc in rows:
+        if len(t) > 14 or len(n) > 17:  # too wide for the columns: on a line of its own
+            print("%s %s" % (t, n))
+            t = n = ""
+        print(row % (t, n, conv, doc))
 
 
 def check_defined(special, library, nm):
@@ -568,6 +595,8 @@ def main():
     bridges += '#pragma GCC diagnostic ignored "-Wdeprecated-declarations"\n\n'
     bridges += "/* Fortran LOGICAL values (.TRUE.: %s). */\n" % true_origin
     bridges += "#define MCM_FORTRAN_TRUE %s\n#define MCM_FORTRAN_FALSE 0\n\n" % true_value
+    bridges += ('_Static_assert(sizeof(MPI_Fint) == sizeof(int), "ints_in: Fortran INTEGER arrays'
+                ' are passed to C as they are");\n\n')
     write(os.path.join(a.out, "fortran_bridges.c"), bridges + "\n".join(b_code))
     rows = "".join('  {"%s", "%s", "%s", %d},\n' % (n, f, o, int(h)) for n, f, o, h in table)
     write(os.path.join(a.out, "intercepted_table.c"),
