@@ -11,13 +11,14 @@ by value, minus the hand-written ones listed in special.txt, gets
     where the hand-written and deliberately unwrapped functions of special.txt appear too.
 
 The point-to-point engine's functions (special.txt KIND engine, with or without an
-MPI_Comm) have hand-written C wrappers; for them the generator writes Fortran -> C
-*bridges* instead (fortran_bridges.c): the four manglings convert their Fortran
-arguments to C (CONVERSIONS below, driven by the C prototype), call the shim's own C
-function (MPI_Send, MPI_Wait, ...), so that Fortran traffic goes through the engine, and
-convert the outputs back, as Open MPI's mpif-h bindings do. libmcm.so must define every
-function whose C is hand-written: --check-defined, run after the link, fails the build
-otherwise (a bridge to a missing one would call Open MPI's own).
+MPI_Comm) and the covered blocking collectives (KIND collective) have hand-written C
+wrappers; for them the generator writes Fortran -> C *bridges* instead
+(fortran_bridges.c): the four manglings convert their Fortran arguments to C
+(CONVERSIONS below, driven by the C prototype), call the shim's own C function
+(MPI_Send, MPI_Wait, MPI_Allreduce, ...), so that Fortran calls take the same way as C
+ones, and convert the outputs back, as Open MPI's mpif-h bindings do. libmcm.so must
+define every function whose C is hand-written: --check-defined, run after the link,
+fails the build otherwise (a bridge to a missing one would call Open MPI's own).
 
 The Fortran calling convention is derived from the C prototype, as Open MPI's own
 bindings do: every argument by reference, then MPI_Fint *ierr, then one hidden
@@ -101,9 +102,11 @@ def declarations(text):
         yield m.group("ret").strip(), m.group("name"), split_params(m.group("params"))
 
 
-KINDS = ("hand-written", "not-wrapped", "constructor", "engine")
+KINDS = ("hand-written", "not-wrapped", "constructor", "engine", "collective")
+# Kinds whose C is hand-written and whose Fortran entry points are bridges to it.
+BRIDGED = ("engine", "collective")
 # Kinds whose C is hand-written: libmcm.so must define them (--check-defined).
-HAND_WRITTEN_C = ("hand-written", "engine")
+HAND_WRITTEN_C = ("hand-written",) + BRIDGED
 
 
 def load_special(path):
@@ -268,7 +271,7 @@ def fortran_wrapper(name, params, constructor, twin=None):
     return out
 
 
-# ---- Fortran -> C bridges (KIND engine) -------------------------------------------------
+# ---- Fortran -> C bridges (KIND engine and collective) -----------------------------------
 #
 # One row per (C type, parameter name) the bridges know; name None matches any name, a
 # tuple any of its names, and a row with a name wins over one without. C types are written
@@ -355,9 +358,10 @@ def conversion_of(function, ctype, name):
 
 
 def fortran_bridge(ret, function, params):
-    """The Fortran -> C bridge of one engine function and its four manglings."""
+    """The Fortran -> C bridge of one bridged function (KIND engine or collective) and its
+    four manglings."""
     if ret != "int":
-        sys.exit("generate_wrappers: engine function %s does not return int" % function)
+        sys.exit("generate_wrappers: bridged function %s does not return int" % function)
     typed = [c_type_of(p) for p in params]
     names = [n for _, n in typed]
     convs = [conversion_of(function, t, n) for t, n in typed]
@@ -562,12 +566,13 @@ def main():
         kind = special.get(name, "generated")
         if name in seen or kind in ("hand-written", "not-wrapped"):
             continue
-        if kind != "engine" and not any(COMM_PARAM.match(p) for p in params):
+        if kind not in BRIDGED and not any(COMM_PARAM.match(p) for p in params):
             continue
         seen.add(name)
         has_f = mpifh is not None and ("p" + name.lower() + "_") in mpifh
-        if kind == "engine":
-            # C hand-written (p2p_wrappers.cpp, completion_wrappers.cpp); Fortran bridged.
+        if kind in BRIDGED:
+            # C hand-written (p2p_wrappers.cpp, completion_wrappers.cpp,
+            # collective_wrappers.cpp); Fortran bridged.
             if has_f:
                 b_code.append(fortran_bridge(ret, name, params))
         else:
@@ -577,9 +582,9 @@ def main():
             if has_f:
                 f_code.append(fortran_wrapper(name, params, constructor, twin))
         table.append((name, family(name), kind, has_f))
-    missing = sorted(n for n, kind in special.items() if kind == "engine" and n not in seen)
+    missing = sorted(n for n, kind in special.items() if kind in BRIDGED and n not in seen)
     if missing:
-        sys.exit("generate_wrappers: engine functions not declared in mpi.h: " + " ".join(missing))
+        sys.exit("generate_wrappers: bridged functions not declared in mpi.h: " + " ".join(missing))
     table += [(n, family(n), kind, kind == "hand-written")
               for n, kind in sorted(special.items()) if kind in ("hand-written", "not-wrapped")]
     if len(table) < 100:
