@@ -12,8 +12,8 @@ extern "C" {
 struct mcm_intercepted {
   const char* name;   /* C name, e.g. "MPI_Send" */
   const char* family; /* p2p, collective, communicator, topology, rma, io, ... */
-  const char* origin; /* generated, constructor, engine, hand-written or not-wrapped
-                         (libmcm/generator/special.txt says what each means) */
+  const char* origin; /* generated, constructor, engine, collective, hand-written or
+                         not-wrapped (libmcm/generator/special.txt says what each means) */
   int fortran;        /* 1 when mpi_*_ Fortran entry points are provided */
 };
 

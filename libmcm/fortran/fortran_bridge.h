@@ -1,8 +1,9 @@
-/* What the generated Fortran -> C bridges (fortran_bridges.c, generator KIND engine)
- * need besides mpi.h. A bridge converts a Fortran call (mpif.h / `use mpi`: every argument
- * by reference, MPI_Fint *ierr last) into a call of the shim's own C function (MPI_Send,
- * MPI_Wait, ...), so that a Fortran program's point-to-point traffic goes through the
- * engine, then converts the outputs back, as Open MPI's own mpif-h bindings do.
+/* What the generated Fortran -> C bridges (fortran_bridges.c, generator KIND engine and
+ * collective) need besides mpi.h. A bridge converts a Fortran call (mpif.h / `use mpi`:
+ * every argument by reference, MPI_Fint *ierr last) into a call of the shim's own C
+ * function (MPI_Send, MPI_Wait, MPI_Allreduce, ...), so that a Fortran program's
+ * point-to-point traffic goes through the engine and its collectives take the C way,
+ * then converts the outputs back, as Open MPI's own mpif-h bindings do.
  * C-compatible: the bridges are generated C. */
 #ifndef MCM_FORTRAN_BRIDGE_H
 #define MCM_FORTRAN_BRIDGE_H
@@ -21,10 +22,13 @@ extern "C" {
 /* Temporary arrays of up to this many elements live on the bridge's stack. */
 #define MCM_F_STACK 16
 
-/* Open MPI's Fortran MPI_BOTTOM is the address of a common block (mpi_fortran_bottom_):
- * the C value of a point-to-point choice buffer, as OMPI_F2C_BOTTOM. (MPI_IN_PLACE, the
- * other such sentinel, is not an argument of any point-to-point function.) */
+/* Open MPI's Fortran MPI_BOTTOM and MPI_IN_PLACE are the addresses of common blocks
+ * (mpi_fortran_bottom_, mpi_fortran_in_place_). mcm_f2c_bottom: the C value of a choice
+ * buffer, MPI_BOTTOM for Fortran's, as OMPI_F2C_BOTTOM. mcm_f2c_in_place: the same, and
+ * MPI_IN_PLACE for Fortran's, as OMPI_F2C_IN_PLACE then OMPI_F2C_BOTTOM (only for the
+ * collectives' buffers that may be MPI_IN_PLACE: generator FUNCTION_CONVERSIONS). */
 void* mcm_f2c_bottom(void* f_buffer);
+void* mcm_f2c_in_place(void* f_buffer);
 
 /* A count from Fortran as an array length (negative counts are MPI's to report). */
 static inline size_t mcm_f_len(int count) {

@@ -11,17 +11,21 @@ by value, minus the hand-written ones listed in special.txt, gets
     where the hand-written and deliberately unwrapped functions of special.txt appear too.
 
 The point-to-point engine's functions (special.txt KIND engine, with or without an
-MPI_Comm) have hand-written C wrappers; for them the generator writes Fortran -> C
-*bridges* instead (fortran_bridges.c): the four manglings convert their Fortran
-arguments to C (CONVERSIONS below, driven by the C prototype), call the shim's own C
-function (MPI_Send, MPI_Wait, ...), so that Fortran traffic goes through the engine, and
-convert the outputs back, as Open MPI's mpif-h bindings do.
+MPI_Comm) and the covered blocking collectives (KIND collective) have hand-written C
+wrappers; for them the generator writes Fortran -> C *bridges* instead
+(fortran_bridges.c): the four manglings convert their Fortran arguments to C
+(CONVERSIONS below, driven by the C prototype), call the shim's own C function
+(MPI_Send, MPI_Wait, MPI_Allreduce, ...), so that Fortran calls take the same way as C
+ones, and convert the outputs back, as Open MPI's mpif-h bindings do. libmcm.so must
+define every function whose C is hand-written: --check-defined, run after the link,
+fails the build otherwise (a bridge to a missing one would call Open MPI's own).
 
 The Fortran calling convention is derived from the C prototype, as Open MPI's own
 bindings do: every argument by reference, then MPI_Fint *ierr, then one hidden
 length per character argument (gfortran passes size_t).
 
 Usage: generate_wrappers.py --cc CC [-I DIR ...] [--mpifh-library LIB [--nm NM]] --special FILE --out DIR
+       generate_wrappers.py --check-defined LIBMCM [--nm NM] --special FILE
        generate_wrappers.py --conversions     (prints the bridges' conversion table)
 """
 import argparse
@@ -98,7 +102,11 @@ def declarations(text):
         yield m.group("ret").strip(), m.group("name"), split_params(m.group("params"))
 
 
-KINDS = ("hand-written", "not-wrapped", "constructor", "engine")
+KINDS = ("hand-written", "not-wrapped", "constructor", "engine", "collective")
+# Kinds whose C is hand-written and whose Fortran entry points are bridges to it.
+BRIDGED = ("engine", "collective")
+# Kinds whose C is hand-written: libmcm.so must define them (--check-defined).
+HAND_WRITTEN_C = ("hand-written",) + BRIDGED
 
 
 def load_special(path):
@@ -115,9 +123,8 @@ def load_special(path):
     return names
 
 
-def load_mpifh(library, nm):
-    """The dynamic symbols Open MPI's Fortran library exports, name -> address (None: no
-    Fortran)."""
+def defined_symbols(library, nm):
+    """The dynamic symbols `library` exports, name -> address (None: no library)."""
     if not library:
         return None
     out = subprocess.run([nm, "-D", "--defined-only", library], capture_output=True, text=True)
@@ -264,13 +271,14 @@ def fortran_wrapper(name, params, constructor, twin=None):
     return out
 
 
-# ---- Fortran -> C bridges (KIND engine) -------------------------------------------------
+# ---- Fortran -> C bridges (KIND engine and collective) -----------------------------------
 #
-# One row per (C type, parameter name) the bridges know; name None matches any name, and a
-# row with a name wins over one without. C types are written without const, with * for a
-# pointer and [] for an array. A parameter no row matches stops the generator: a new
-# engine function needs its conversions decided here. mpi.h declares some arrays as
-# pointers (MPI_Waitall's MPI_Status *array_of_statuses): the array_of_* names decide.
+# One row per (C type, parameter name) the bridges know; name None matches any name, a
+# tuple any of its names, and a row with a name wins over one without. C types are written
+# without const, with * for a pointer and [] for an array. A parameter no row matches
+# stops the generator: a new bridged function needs its conversions decided here. mpi.h
+# declares some arrays as pointers (MPI_Waitall's MPI_Status *array_of_statuses): the
+# array_of_* names decide, and so do the collectives' count and displacement names.
 #
 # Direction of the handle pointers: MPI_Request* is an output of the calls that create a
 # request (MPI_I*, MPI_*_init) and in/out otherwise (MPI_Wait, MPI_Test, MPI_Cancel,
@@ -280,13 +288,18 @@ def fortran_wrapper(name, params, constructor, twin=None):
 # When outputs are written (as Open MPI's mpif-h): "ok" = the call returned MPI_SUCCESS or
 # MPI_ERR_IN_STATUS; "done" = ok and, for a call with a flag, the flag is true. Request
 # and message handles the call changed are written back whatever it returned.
+#
+# The collectives' INTEGER arrays (counts and displacements, one per rank) are inputs.
+INPUT_ARRAYS = ("sendcounts", "recvcounts", "displs", "sdispls", "rdispls")
 CONVERSIONS = [
     # C type          name                conversion       Fortran -> C / C -> Fortran
     ("int",           None,               "int_in",        "INTEGER value: *(MPI_Fint*)"),
     ("MPI_Comm",      None,               "comm_in",       "PMPI_Comm_f2c (the C function substitutes MPI_COMM_WORLD)"),
     ("MPI_Datatype",  None,               "type_in",       "PMPI_Type_f2c"),
-    ("void*",         "buffer",           "address",       "the address as is (MPI_Buffer_attach)"),
+    ("MPI_Op",        None,               "op_in",         "PMPI_Op_f2c"),
     ("void*",         None,               "choice",        "the address; Open MPI's Fortran MPI_BOTTOM -> MPI_BOTTOM (OMPI_F2C_BOTTOM)"),
+    ("int[]",         INPUT_ARRAYS,       "ints_in",       "INTEGER array in, passed as is: MPI_Fint is int (asserted in fortran_bridges.c)"),
+    ("int*",          INPUT_ARRAYS,       "ints_in",       "(the same, declared as a pointer)"),
     ("int*",          "flag",             "logical_out",   "LOGICAL out: C int -> MCM_FORTRAN_TRUE/FALSE (OMPI_FORTRAN_VALUE_TRUE), when ok"),
     ("int*",          "index",            "index_out",     "INTEGER out: index + 1 (Fortran counts from 1), MPI_UNDEFINED stays, when ok"),
     ("int*",          None,               "int_out",       "INTEGER out (outcount, size), when ok"),
@@ -301,11 +314,19 @@ CONVERSIONS = [
     ("MPI_Status*",   "array_of_statuses", "statuses_out", "(the same, declared as a pointer: MPI_Waitall)"),
     ("MPI_Message*",  None,               "message",       "probes: output, mcm_message_c2f when done; receives: in/out, mcm_message_f2c before, mcm_message_back after"),
 ]
-# Where one function's parameter means something else than the same C type elsewhere.
+# Where one function's parameter means something else than the same C type elsewhere;
+# the function is a regular expression over the whole name.
 FUNCTION_CONVERSIONS = {
+    ("MPI_Buffer_attach", "buffer"): ("address", "the address as is"),
     # MPI-3.1 3.6: mpif.h and `use mpi` ignore MPI_BUFFER_DETACH's buffer argument (the C
     # function returns the address through it): the address goes to a dummy.
     ("MPI_Buffer_detach", "buffer"): ("detach_buffer", "ignored: the C address goes to a dummy (MPI-3.1 3.6, as Open MPI)"),
+    # The choice buffers that may be MPI_IN_PLACE (MPI-3.1 chapter 5), those where Open
+    # MPI's mpif-h bindings convert it (OMPI_F2C_IN_PLACE): nowhere else, so that a
+    # misplaced MPI_IN_PLACE keeps the meaning it has under Open MPI's own bindings.
+    (r"MPI_(Allgatherv?|Allreduce|Alltoallv?|Gatherv?|Reduce|Reduce_scatter(_block)?)", "sendbuf"):
+        ("in_place", "as choice, and Open MPI's Fortran MPI_IN_PLACE -> MPI_IN_PLACE (OMPI_F2C_IN_PLACE)"),
+    (r"MPI_Scatterv?", "recvbuf"): ("in_place", "(the same: the root's receive buffer)"),
 }
 COUNT_NAMES = ("count", "incount")
 CREATES_REQUEST = re.compile(r"^MPI_I[a-z]|_init$")
@@ -323,10 +344,11 @@ def c_type_of(param):
 
 
 def conversion_of(function, ctype, name):
-    if (function, name) in FUNCTION_CONVERSIONS:
-        return FUNCTION_CONVERSIONS[(function, name)][0]
+    for (pattern, n), (conv, _) in FUNCTION_CONVERSIONS.items():
+        if n == name and re.fullmatch(pattern, function):
+            return conv
     for t, n, conv, _ in CONVERSIONS:
-        if t == ctype and n == name:
+        if t == ctype and (n == name or (isinstance(n, tuple) and name in n)):
             return conv
     for t, n, conv, _ in CONVERSIONS:
         if t == ctype and n is None:
@@ -336,9 +358,10 @@ def conversion_of(function, ctype, name):
 
 
 def fortran_bridge(ret, function, params):
-    """The Fortran -> C bridge of one engine function and its four manglings."""
+    """The Fortran -> C bridge of one bridged function (KIND engine or collective) and its
+    four manglings."""
     if ret != "int":
-        sys.exit("generate_wrappers: engine function %s does not return int" % function)
+        sys.exit("generate_wrappers: bridged function %s does not return int" % function)
     typed = [c_type_of(p) for p in params]
     names = [n for _, n in typed]
     convs = [conversion_of(function, t, n) for t, n in typed]
@@ -355,7 +378,8 @@ def fortran_bridge(ret, function, params):
 
     for (ctype, x), conv in zip(typed, convs):
         f, c = "f_" + x, "c_" + x
-        formals.append(("void* " if conv in ("address", "choice", "detach_buffer") else "MPI_Fint* ") + f)
+        formals.append(("void* " if conv in ("address", "choice", "in_place", "detach_buffer")
+                        else "MPI_Fint* ") + f)
         if conv == "int_in":
             pre.append("const int %s = (int)*%s;" % (c, f))
             actuals.append(c)
@@ -363,10 +387,16 @@ def fortran_bridge(ret, function, params):
             actuals.append("PMPI_Comm_f2c(*%s)" % f)
         elif conv == "type_in":
             actuals.append("PMPI_Type_f2c(*%s)" % f)
+        elif conv == "op_in":
+            actuals.append("PMPI_Op_f2c(*%s)" % f)
+        elif conv == "ints_in":
+            actuals.append("(const int*)%s" % f)
         elif conv == "address":
             actuals.append(f)
         elif conv == "choice":
             actuals.append("mcm_f2c_bottom(%s)" % f)
+        elif conv == "in_place":
+            actuals.append("mcm_f2c_in_place(%s)" % f)
         elif conv == "detach_buffer":
             pre.append("void* %s = NULL;" % c)
             pre.append("(void)%s;" % f)
@@ -476,11 +506,27 @@ def fortran_true(includes):
 
 
 def print_conversions():
-    print("%-14s %-17s %-14s %s" % ("C type", "name", "conversion", "Fortran -> C / C -> Fortran"))
-    for t, n, conv, doc in CONVERSIONS:
-        print("%-14s %-17s %-14s %s" % (t, n or "*", conv, doc))
-    for (fn, n), (conv, doc) in FUNCTION_CONVERSIONS.items():
-        print("%-14s %-17s %-14s %s" % ("(%s)" % fn, n, conv, doc))
+    row = "%-14s %-17s %-14s %s"
+    print(row % ("C type", "name", "conversion", "Fortran -> C / C -> Fortran"))
+    rows = [(t, "/".join(n) if isinstance(n, tuple) else n or "*", conv, doc)
+            for t, n, conv, doc in CONVERSIONS]
+    rows += [("(%s)" % fn, n, conv, doc) for (fn, n), (conv, doc) in FUNCTION_CONVERSIONS.items()]
+    for t, n, conv, doc in rows:
+        if len(t) > 14 or len(n) > 17:  # too wide for the columns: on a line of its own
+            print("%s %s" % (t, n))
+            t = n = ""
+        print(row % (t, n, conv, doc))
+
+
+def check_defined(special, library, nm):
+    """Exits with the list of the functions whose C special.txt says is hand-written
+    (HAND_WRITTEN_C) that `library`, the linked libmcm.so, does not define. The generator
+    writes no C for them, so nothing else fails: a bridge would call Open MPI's own."""
+    defined = defined_symbols(library, nm)
+    missing = sorted(n for n, kind in special.items() if kind in HAND_WRITTEN_C and n not in defined)
+    if missing:
+        sys.exit("generate_wrappers: %s does not define these functions, whose C special.txt says"
+                 " is hand-written: %s" % (library, " ".join(missing)))
 
 
 def main():
@@ -488,17 +534,24 @@ def main():
         print_conversions()
         return
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--cc", required=True)
+    ap.add_argument("--check-defined", metavar="LIBMCM",
+                    help="only check that LIBMCM defines every hand-written function")
+    ap.add_argument("--cc")
     ap.add_argument("-I", dest="includes", action="append", default=[])
     ap.add_argument("--mpifh-library", help="Open MPI's Fortran bindings (libmpi_mpifh.so)")
     ap.add_argument("--f08-library", help="Open MPI's mpi_f08 bindings (libmpi_usempif08.so)")
     ap.add_argument("--nm", default="nm")
     ap.add_argument("--special", required=True)
-    ap.add_argument("--out", required=True)
+    ap.add_argument("--out")
     a = ap.parse_args()
 
     special = load_special(a.special)
-    mpifh = load_mpifh(a.mpifh_library, a.nm)
+    if a.check_defined:
+        check_defined(special, a.check_defined, a.nm)
+        return
+    if not a.cc or not a.out:
+        ap.error("--cc and --out are required")
+    mpifh = defined_symbols(a.mpifh_library, a.nm)
     F08_PMPI.update(load_f08_imports(a.f08_library, a.nm))
     for symbol, address in (mpifh or {}).items():
         m = re.match(r"^mpi_(\w+?)_$", symbol)
@@ -513,12 +566,13 @@ def main():
         kind = special.get(name, "generated")
         if name in seen or kind in ("hand-written", "not-wrapped"):
             continue
-        if kind != "engine" and not any(COMM_PARAM.match(p) for p in params):
+        if kind not in BRIDGED and not any(COMM_PARAM.match(p) for p in params):
             continue
         seen.add(name)
         has_f = mpifh is not None and ("p" + name.lower() + "_") in mpifh
-        if kind == "engine":
-            # C hand-written (p2p_wrappers.cpp, completion_wrappers.cpp); Fortran bridged.
+        if kind in BRIDGED:
+            # C hand-written (p2p_wrappers.cpp, completion_wrappers.cpp,
+            # collective_wrappers.cpp); Fortran bridged.
             if has_f:
                 b_code.append(fortran_bridge(ret, name, params))
         else:
@@ -528,9 +582,9 @@ def main():
             if has_f:
                 f_code.append(fortran_wrapper(name, params, constructor, twin))
         table.append((name, family(name), kind, has_f))
-    missing = sorted(n for n, kind in special.items() if kind == "engine" and n not in seen)
+    missing = sorted(n for n, kind in special.items() if kind in BRIDGED and n not in seen)
     if missing:
-        sys.exit("generate_wrappers: engine functions not declared in mpi.h: " + " ".join(missing))
+        sys.exit("generate_wrappers: bridged functions not declared in mpi.h: " + " ".join(missing))
     table += [(n, family(n), kind, kind == "hand-written")
               for n, kind in sorted(special.items()) if kind in ("hand-written", "not-wrapped")]
     if len(table) < 100:
@@ -546,6 +600,8 @@ def main():
     bridges += '#pragma GCC diagnostic ignored "-Wdeprecated-declarations"\n\n'
     bridges += "/* Fortran LOGICAL values (.TRUE.: %s). */\n" % true_origin
     bridges += "#define MCM_FORTRAN_TRUE %s\n#define MCM_FORTRAN_FALSE 0\n\n" % true_value
+    bridges += ('_Static_assert(sizeof(MPI_Fint) == sizeof(int), "ints_in: Fortran INTEGER arrays'
+                ' are passed to C as they are");\n\n')
     write(os.path.join(a.out, "fortran_bridges.c"), bridges + "\n".join(b_code))
     rows = "".join('  {"%s", "%s", "%s", %d},\n' % (n, f, o, int(h)) for n, f, o, h in table)
     write(os.path.join(a.out, "intercepted_table.c"),

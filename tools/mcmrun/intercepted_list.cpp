@@ -15,6 +15,7 @@ namespace {
 /// What each origin means (libmcm/generator/special.txt), in the order they are listed.
 constexpr const char* kOrigins[][2] = {
     {"engine", "point-to-point and completion: MCM's engine carries them"},
+    {"collective", "covered blocking collectives: Open MPI's own, or a schedule around a detour"},
     {"generated", "MPI_COMM_WORLD replaced by the application's world, then Open MPI's own"},
     {"constructor", "as generated, and the new communicator registered with the engine"},
     {"hand-written", "start-up, finalisation and attributes of the world (special.txt)"},
