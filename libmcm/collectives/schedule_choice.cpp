@@ -89,7 +89,12 @@ MPI_Comm shadow_of(MPI_Comm comm, int id) {
     if (it != ch.shadows.end()) return it->second.comm;
   }
   MPI_Comm shadow = MPI_COMM_NULL;
-  if (PMPI_Comm_dup(comm, &shadow) != MPI_SUCCESS) return MPI_COMM_NULL;
+  // A split, not MPI_Comm_dup: the application's attributes (and their copy callbacks),
+  // topology and info stay with its communicator. The same group, in the same order.
+  int rank = 0;
+  PMPI_Comm_rank(comm, &rank);
+  if (PMPI_Comm_split(comm, 0, rank, &shadow) != MPI_SUCCESS) return MPI_COMM_NULL;
+  PMPI_Comm_set_errhandler(shadow, MPI_ERRORS_RETURN);  // raised on comm by the wrapper
   engine.contexts().register_new(shadow);  // collective over the shadow, without the lock
   PMPI_Comm_set_attr(comm, ch.keyval, reinterpret_cast<void*>(static_cast<std::intptr_t>(id)));
   Lock lock(engine.lock());

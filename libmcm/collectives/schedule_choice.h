@@ -3,10 +3,10 @@
 // a pair of its VMs is detoured. The choice is agreed by all ranks of the communicator
 // (schedule_agreement.h), so every rank runs the same schedule for the same call.
 //
-// Shadows: the detoured schedules run on a private duplicate of the application's
-// communicator, made by every rank at the first detoured call (MPI_Comm_dup's own
-// messages cross the pair once), registered with the engine, freed with the
-// communicator or at MPI_Finalize.
+// Shadows: the detoured schedules run on a private copy of the application's
+// communicator (the same group in the same order), made by every rank at the first
+// detoured call (MPI_Comm_split's own messages cross the pair once), registered with the
+// engine, freed with the communicator or at MPI_Finalize.
 #pragma once
 
 #include <mpi.h>

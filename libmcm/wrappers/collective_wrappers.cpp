@@ -5,7 +5,8 @@
 //   2. without the engine (mode off, record): the PMPI collective, nothing else;
 //   3. with it: schedule_choice.h's schedule_for() on every call, on every communicator
 //      (it counts the calls; intercommunicators get MPI_COMM_NULL); a shadow communicator
-//      means schedules.h's schedule over the engine, on the shadow;
+//      means schedules.h's schedule over the engine, on the shadow, its errors raised on
+//      the application's communicator (detoured());
 //   4. otherwise Open MPI's own, the engine kept turning meanwhile: native() below, as the
 //      generated wrappers of the other collectives do.
 // MPI's (or the schedule's) error code is returned unchanged.
@@ -35,6 +36,14 @@ int native(Blocking blocking, Twin twin, Args... args) {
   return rc == MPI_SUCCESS ? mcm_wait_progressing(&request, MPI_STATUS_IGNORE) : rc;
 }
 
+/// A detoured schedule's outcome: its errors are raised on the application's
+/// communicator, with its error handler, as Open MPI's collective would (the shadow
+/// returns them: schedule_choice.cpp).
+int detoured(MPI_Comm comm, int rc) {
+  if (rc != MPI_SUCCESS) PMPI_Comm_call_errhandler(comm, rc);
+  return rc;
+}
+
 }  // namespace
 
 extern "C" {
@@ -43,7 +52,7 @@ int MPI_Barrier(MPI_Comm comm) {
   comm = mcm_substitute(comm);
   if (mcm_engine_active()) {
     const MPI_Comm shadow = schedule_for(comm);
-    if (shadow != MPI_COMM_NULL) return mcm::collectives::barrier(shadow);
+    if (shadow != MPI_COMM_NULL) return detoured(comm, mcm::collectives::barrier(shadow));
     return native(PMPI_Barrier, PMPI_Ibarrier, comm);
   }
   return PMPI_Barrier(comm);
@@ -53,7 +62,8 @@ int MPI_Bcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm com
   comm = mcm_substitute(comm);
   if (mcm_engine_active()) {
     const MPI_Comm shadow = schedule_for(comm);
-    if (shadow != MPI_COMM_NULL) return mcm::collectives::bcast(buffer, count, type, root, shadow);
+    if (shadow != MPI_COMM_NULL)
+      return detoured(comm, mcm::collectives::bcast(buffer, count, type, root, shadow));
     return native(PMPI_Bcast, PMPI_Ibcast, buffer, count, type, root, comm);
   }
   return PMPI_Bcast(buffer, count, type, root, comm);
@@ -65,7 +75,8 @@ int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
   if (mcm_engine_active()) {
     const MPI_Comm shadow = schedule_for(comm);
     if (shadow != MPI_COMM_NULL)
-      return mcm::collectives::reduce(sendbuf, recvbuf, count, type, op, root, shadow);
+      return detoured(comm,
+                      mcm::collectives::reduce(sendbuf, recvbuf, count, type, op, root, shadow));
     return native(PMPI_Reduce, PMPI_Ireduce, sendbuf, recvbuf, count, type, op, root, comm);
   }
   return PMPI_Reduce(sendbuf, recvbuf, count, type, op, root, comm);
@@ -77,7 +88,7 @@ int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype ty
   if (mcm_engine_active()) {
     const MPI_Comm shadow = schedule_for(comm);
     if (shadow != MPI_COMM_NULL)
-      return mcm::collectives::allreduce(sendbuf, recvbuf, count, type, op, shadow);
+      return detoured(comm, mcm::collectives::allreduce(sendbuf, recvbuf, count, type, op, shadow));
     return native(PMPI_Allreduce, PMPI_Iallreduce, sendbuf, recvbuf, count, type, op, comm);
   }
   return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm);
@@ -89,8 +100,8 @@ int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
   if (mcm_engine_active()) {
     const MPI_Comm shadow = schedule_for(comm);
     if (shadow != MPI_COMM_NULL)
-      return mcm::collectives::allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                                         shadow);
+      return detoured(comm, mcm::collectives::allgather(sendbuf, sendcount, sendtype, recvbuf,
+                                                        recvcount, recvtype, shadow));
     return native(PMPI_Allgather, PMPI_Iallgather, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                   recvtype, comm);
   }
@@ -104,8 +115,8 @@ int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
   if (mcm_engine_active()) {
     const MPI_Comm shadow = schedule_for(comm);
     if (shadow != MPI_COMM_NULL)
-      return mcm::collectives::allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-                                          recvtype, shadow);
+      return detoured(comm, mcm::collectives::allgatherv(sendbuf, sendcount, sendtype, recvbuf,
+                                                         recvcounts, displs, recvtype, shadow));
     return native(PMPI_Allgatherv, PMPI_Iallgatherv, sendbuf, sendcount, sendtype, recvbuf,
                   recvcounts, displs, recvtype, comm);
   }
@@ -118,8 +129,8 @@ int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
   if (mcm_engine_active()) {
     const MPI_Comm shadow = schedule_for(comm);
     if (shadow != MPI_COMM_NULL)
-      return mcm::collectives::alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                                        shadow);
+      return detoured(comm, mcm::collectives::alltoall(sendbuf, sendcount, sendtype, recvbuf,
+                                                       recvcount, recvtype, shadow));
     return native(PMPI_Alltoall, PMPI_Ialltoall, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                   recvtype, comm);
   }
@@ -133,8 +144,9 @@ int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls
   if (mcm_engine_active()) {
     const MPI_Comm shadow = schedule_for(comm);
     if (shadow != MPI_COMM_NULL)
-      return mcm::collectives::alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
-                                         recvcounts, rdispls, recvtype, shadow);
+      return detoured(comm,
+                      mcm::collectives::alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                                                  recvcounts, rdispls, recvtype, shadow));
     return native(PMPI_Alltoallv, PMPI_Ialltoallv, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
                   recvcounts, rdispls, recvtype, comm);
   }
@@ -148,7 +160,8 @@ int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[
   if (mcm_engine_active()) {
     const MPI_Comm shadow = schedule_for(comm);
     if (shadow != MPI_COMM_NULL)
-      return mcm::collectives::reduce_scatter(sendbuf, recvbuf, recvcounts, type, op, shadow);
+      return detoured(
+          comm, mcm::collectives::reduce_scatter(sendbuf, recvbuf, recvcounts, type, op, shadow));
     return native(PMPI_Reduce_scatter, PMPI_Ireduce_scatter, sendbuf, recvbuf, recvcounts, type, op,
                   comm);
   }
@@ -161,7 +174,8 @@ int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, 
   if (mcm_engine_active()) {
     const MPI_Comm shadow = schedule_for(comm);
     if (shadow != MPI_COMM_NULL)
-      return mcm::collectives::reduce_scatter_block(sendbuf, recvbuf, recvcount, type, op, shadow);
+      return detoured(comm, mcm::collectives::reduce_scatter_block(sendbuf, recvbuf, recvcount,
+                                                                   type, op, shadow));
     return native(PMPI_Reduce_scatter_block, PMPI_Ireduce_scatter_block, sendbuf, recvbuf,
                   recvcount, type, op, comm);
   }
@@ -174,8 +188,8 @@ int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* 
   if (mcm_engine_active()) {
     const MPI_Comm shadow = schedule_for(comm);
     if (shadow != MPI_COMM_NULL)
-      return mcm::collectives::gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                                      root, shadow);
+      return detoured(comm, mcm::collectives::gather(sendbuf, sendcount, sendtype, recvbuf,
+                                                     recvcount, recvtype, root, shadow));
     return native(PMPI_Gather, PMPI_Igather, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                   recvtype, root, comm);
   }
@@ -189,8 +203,8 @@ int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
   if (mcm_engine_active()) {
     const MPI_Comm shadow = schedule_for(comm);
     if (shadow != MPI_COMM_NULL)
-      return mcm::collectives::gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-                                       recvtype, root, shadow);
+      return detoured(comm, mcm::collectives::gatherv(sendbuf, sendcount, sendtype, recvbuf,
+                                                      recvcounts, displs, recvtype, root, shadow));
     return native(PMPI_Gatherv, PMPI_Igatherv, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
                   displs, recvtype, root, comm);
   }
@@ -204,8 +218,8 @@ int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
   if (mcm_engine_active()) {
     const MPI_Comm shadow = schedule_for(comm);
     if (shadow != MPI_COMM_NULL)
-      return mcm::collectives::scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                                       root, shadow);
+      return detoured(comm, mcm::collectives::scatter(sendbuf, sendcount, sendtype, recvbuf,
+                                                      recvcount, recvtype, root, shadow));
     return native(PMPI_Scatter, PMPI_Iscatter, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                   recvtype, root, comm);
   }
@@ -219,8 +233,8 @@ int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[]
   if (mcm_engine_active()) {
     const MPI_Comm shadow = schedule_for(comm);
     if (shadow != MPI_COMM_NULL)
-      return mcm::collectives::scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
-                                        recvtype, root, shadow);
+      return detoured(comm, mcm::collectives::scatterv(sendbuf, sendcounts, displs, sendtype,
+                                                       recvbuf, recvcount, recvtype, root, shadow));
     return native(PMPI_Scatterv, PMPI_Iscatterv, sendbuf, sendcounts, displs, sendtype, recvbuf,
                   recvcount, recvtype, root, comm);
   }
