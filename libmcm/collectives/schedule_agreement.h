@@ -29,10 +29,11 @@
 // Cost: nothing on the hot path but a comparison, while routes stay; per change, 2(n-1)
 // notes and a pause of one round trip to the leader at the next call.
 // Deadlock freedom: a stopped rank waits driving the engine, and every rank answers from
-// any MPI progress (a blocked receive, a native collective, an engine wait). A rank
-// blocked where the engine does not run (MPI_Comm_dup, MPI_Win_fence) answers when it
-// leaves that call; a program that needs a stopped rank to reach such a call first is
-// erroneous already (MPI-3.1 5.14, the order of collectives across communicators).
+// any MPI call at all: its engine's waits, and through the progress hook every turn of
+// Open MPI's progress loop, also in calls the engine does not drive. It must: a non-root
+// rank's MPI_Gather returns at once, so it may sit in an MPI_Comm_dup that the root, stopped
+// before that very MPI_Gather, joins only after the decision (test/mpi/c_group did so).
+// Only a rank that computes outside MPI delays a round, until its next MPI call.
 #pragma once
 
 #include <cstdint>

@@ -141,7 +141,12 @@ class Engine {
   bool progress();
   /// Waits wake for `channel`'s receive and progress polls it (side_channel.h); null
   /// detaches it. Not owned.
-  void attach(SideChannel* channel) { side_ = channel; }
+  void attach(SideChannel* channel) {
+    side_ = channel;
+    progress_hook::set_side_listening(channel != nullptr);
+  }
+  /// The side channel's own round (progress_hook.h, from calls the engine does not drive).
+  bool poll_side() { return side_ != nullptr && side_->poll(); }
   /// Whether buffered sends still have frames in flight (MPI_Buffer_detach waits).
   bool buffered_pending() const { return detached_ != 0; }
 

@@ -33,7 +33,13 @@
 //    progress rule says they must reach a receiver that waits for them even while the
 //    sender is in a call the engine does not drive (MPI_Comm_dup, MPI_Win_fence, a wait
 //    on an unmanaged communicator).
-//  - Otherwise it returns at once (three relaxed atomic loads).
+//  - While a side channel is attached (side_channel.h: the collectives' agreement), in
+//    every MPI call of every thread, it polls that channel alone, at most once per ms:
+//    a rank asked for its answer may be in a call the engine does not drive
+//    (MPI_Comm_dup after a non-root MPI_Gather that returned at once), and the asking
+//    rank waits for that answer before a collective the first one will join only later.
+//  - Otherwise it returns at once (three relaxed atomic loads; with a side channel, a
+//    clock read).
 //  - uninstall() unregisters it (Engine::stop, before MPI_Finalize).
 #pragma once
 
@@ -52,6 +58,8 @@ void flush_begin();
 void flush_end();
 /// Frames wait in the engine's lanes (FrameIO::frames_waiting): called under the lock.
 void set_frames_waiting(bool waiting);
+/// A side channel is attached (Engine::attach): poll it from every MPI call.
+void set_side_listening(bool listening);
 
 }  // namespace progress_hook
 }  // namespace mcm::engine
