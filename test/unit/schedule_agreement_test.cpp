@@ -4,9 +4,11 @@
 // deadlocks, and a want that stays is decided.
 //
 // A model: n ranks run the same program of collective calls over a fake network that
-// delivers notes FIFO per (sender, receiver) at random moments. A rank may be stopped
-// before a call (it then only receives notes), inside a call (it completes only once every
-// rank entered that call: the synchronizing worst case) or between calls. Each rank's
+// delivers notes FIFO per (sender, receiver) at random moments (a rank receives in any
+// MPI call: the progress hook). A rank may be stopped before a call (it then only
+// receives notes), inside a call (it completes only once every rank entered that call,
+// except every third call, which returns at once, as a non-root MPI_Gather does: ranks
+// then run ahead of each other) or between calls. Each rank's
 // want (its view of the routes) changes at its own random moments. Replayed over many
 // random interleavings.
 #include "collectives/schedule_agreement.h"
@@ -69,7 +71,9 @@ struct Model {
     for (std::size_t w = 0; w < wires.size(); ++w) moves.push_back({0, static_cast<int>(w)});
     for (int r = 0; r < n; ++r) {
       const Rank& k = rank(r);
-      if (k.inside ? all_entered(k.next - 1) : k.next < calls) moves.push_back({1, r});
+      const bool returns_at_once = (k.next - 1) % 3 == 1;
+      if (k.inside ? returns_at_once || all_entered(k.next - 1) : k.next < calls)
+        moves.push_back({1, r});
     }
     if (moves.empty()) return false;
     const auto [kind, which] =
