@@ -5,6 +5,31 @@
 
 namespace mcm::collectives {
 
+void Routes::normalize() {
+  for (auto& [a, b] : pairs)
+    if (a > b) std::swap(a, b);
+  std::sort(pairs.begin(), pairs.end());
+  pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+  if (static_cast<int>(pairs.size()) > kMaxPairs) overflow = true;
+  if (overflow) pairs.clear();
+}
+
+void Note::set(const Routes& routes) {
+  pairs = routes.overflow ? -1 : static_cast<std::int32_t>(routes.pairs.size());
+  for (std::size_t i = 0; !routes.overflow && i < routes.pairs.size(); ++i) {
+    pair[2 * i] = routes.pairs[i].first;
+    pair[2 * i + 1] = routes.pairs[i].second;
+  }
+}
+
+Routes Note::routes() const {
+  Routes r;
+  r.overflow = pairs < 0 || pairs > Routes::kMaxPairs;
+  for (int i = 0; !r.overflow && i < pairs; ++i) r.pairs.push_back({pair[2 * i], pair[2 * i + 1]});
+  r.normalize();
+  return r;
+}
+
 ScheduleAgreement::ScheduleAgreement(int my_world_rank, Send send, Members members)
     : me_(my_world_rank), send_(std::move(send)), members_(std::move(members)) {}
 
@@ -13,19 +38,21 @@ bool ScheduleAgreement::leads(int context) const {
   return members != nullptr && !members->empty() && members->front() == me_;
 }
 
-ScheduleAgreement::Entry ScheduleAgreement::enter(int context, bool want) {
+ScheduleAgreement::Entry ScheduleAgreement::enter(int context, const Routes& want) {
   State& s = state(context);
-  if (want != s.said_want) {
-    s.said_want = want;
+  if (want != s.said) {
+    s.said = want;
     if (leads(context)) {
-      if (want) {
-        s.wanting.insert(me_);
+      if (want.detoured()) {
+        s.wanting[me_] = want;
       } else {
         s.wanting.erase(me_);
       }
       consider(context, s);
     } else if (const std::vector<int>* members = members_(context)) {
-      send_(members->front(), Note{Note::report, context, 0, 0, want ? 1 : 0});
+      Note note{Note::report, context, 0, 0, 0, {}};
+      note.set(want);
+      send_(members->front(), note);
     }
   }
   Entry entry;
@@ -33,27 +60,29 @@ ScheduleAgreement::Entry ScheduleAgreement::enter(int context, bool want) {
   entry.ready = true;
   entry.index = s.entered++;
   while (!s.decisions.empty() && s.decisions.front().from <= entry.index) {
-    s.mode = s.decisions.front().detoured;
+    s.mode = std::move(s.decisions.front().routes);
     s.decisions.pop_front();
   }
-  entry.detoured = s.mode;
+  entry.routes = &s.mode;
   return entry;
 }
 
 void ScheduleAgreement::receive(int from, const Note& note) {
   State& s = state(note.context);
   switch (note.kind) {
-    case Note::report:
-      if (note.value != 0) {
-        s.wanting.insert(from);
+    case Note::report: {
+      Routes routes = note.routes();
+      if (routes.detoured()) {
+        s.wanting[from] = std::move(routes);
       } else {
         s.wanting.erase(from);
       }
       consider(note.context, s);
       break;
+    }
     case Note::propose:
       s.stopped = true;
-      send_(from, Note{Note::answer, note.context, note.round, 0, s.entered});
+      send_(from, Note{Note::answer, note.context, note.round, 0, s.entered, {}});
       break;
     case Note::answer:
       if (s.open && note.round == s.round) answered(note.context, s, from, note.value);
@@ -68,17 +97,26 @@ void ScheduleAgreement::receive(int from, const Note& note) {
       }
       break;
     case Note::decide:
-      apply(s, Decision{note.value, note.detoured != 0});
+      apply(s, Decision{note.value, note.routes()});
       break;
     default:
       break;  // not ours: ignored (the channel is private; see control_channel.h)
   }
 }
 
+Routes ScheduleAgreement::target(const State& s) {
+  Routes all;
+  for (const auto& [member, routes] : s.wanting) {
+    all.overflow = all.overflow || routes.overflow;
+    all.pairs.insert(all.pairs.end(), routes.pairs.begin(), routes.pairs.end());
+  }
+  all.normalize();
+  return all;
+}
+
 void ScheduleAgreement::consider(int context, State& s) {
   if (s.open) return;  // decide() considers again
-  const bool target = !s.wanting.empty();
-  if (target == s.decided) return;
+  if (target(s) == s.decided) return;
   const std::vector<int>* members = members_(context);
   if (members == nullptr || members->empty()) {  // retry() opens it once known
     s.waiting_members = any_waiting_ = true;
@@ -92,13 +130,13 @@ void ScheduleAgreement::consider(int context, State& s) {
 void ScheduleAgreement::open_round(int context, State& s, const std::vector<int>& members) {
   ++rounds_led_;
   s.open = s.stopped = true;
-  s.proposed = !s.wanting.empty();
+  s.proposed = target(s);
   s.answered.clear();
   s.max_entered = s.entered;
   ++s.round;
   for (std::size_t r = 1; r < members.size(); ++r)
     if (s.gone.count(members[r]) == 0)
-      send_(members[r], Note{Note::propose, context, s.round, s.proposed ? 1 : 0, 0});
+      send_(members[r], Note{Note::propose, context, s.round, 0, 0, {}});
   for (const auto& [member, entered] : s.gone) {
     s.answered.insert(member);
     s.max_entered = std::max(s.max_entered, entered);
@@ -116,11 +154,12 @@ void ScheduleAgreement::answered(int context, State& s, int from, long long ente
 void ScheduleAgreement::decide(int context, State& s, const std::vector<int>& members) {
   ++decisions_;
   const Decision d{s.max_entered, s.proposed};
+  Note note{Note::decide, context, s.round, 0, d.from, {}};
+  note.set(d.routes);
   for (std::size_t r = 1; r < members.size(); ++r)
-    if (s.gone.count(members[r]) == 0)
-      send_(members[r], Note{Note::decide, context, s.round, d.detoured ? 1 : 0, d.from});
+    if (s.gone.count(members[r]) == 0) send_(members[r], note);
   s.open = false;
-  s.decided = d.detoured;
+  s.decided = d.routes;
   apply(s, d);
   consider(context, s);  // wants that changed during the round
 }
@@ -145,7 +184,7 @@ void ScheduleAgreement::farewell() {
   for (const auto& [context, s] : states_) {
     const std::vector<int>* members = members_(context);
     if (members != nullptr && !members->empty() && members->front() != me_)
-      send_(members->front(), Note{Note::farewell, context, 0, 0, s.entered});
+      send_(members->front(), Note{Note::farewell, context, 0, 0, s.entered, {}});
   }
 }
 

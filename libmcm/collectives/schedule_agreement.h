@@ -6,21 +6,23 @@
 //  1. Index. Every rank counts the covered blocking collectives it entered on the
 //     communicator: call i is the same call on every rank (MPI-3.1 5.12: collectives are
 //     called in the same order by all members).
-//  2. Want. At each call a rank asks whether it sees a detoured pair among the
-//     communicator's VMs (its VM's routes to theirs). When that changed since it last said
-//     so, it sends `report{want}` to the leader and goes on: the call runs the schedule
-//     agreed so far. Routes change at each rank at its own moment; only the leader decides.
-//  3. Round. When the leader's view (any member wants the detour) differs from the mode it
-//     last decided, and no round is open, it sends `propose{round}` to every other member
+//  2. Want. At each call a rank asks which pairs of the communicator's VMs it sees
+//     detoured (its VM's routes to theirs). When that changed since it last said so, it
+//     sends `report{pairs}` to the leader and goes on: the call runs the schedule agreed so
+//     far. Routes change at each rank at its own moment; only the leader decides.
+//  3. Round. When the leader's view (the union of what the members see) differs from what
+//     it last decided, and no round is open, it sends `propose{round}` to every other member
 //     and stops before its own next call. A member answers `answer{round, entered}` (the
 //     calls it entered, the one it is inside included) as soon as any MPI progress of its
 //     sees the proposal (the engine's progress, also from inside a native collective
 //     through the progress hook), and stops before its next call.
 //  4. Decision. With every answer in, K = the largest `entered`, the leader's own
 //     included: every rank has entered at most K calls and stopped before its next, so
-//     none has run call K yet. The leader sends `decide{round, K, mode}`; from call K on,
-//     every rank runs `mode`; calls before K keep the earlier mode. A rank stopped before
-//     call j < K goes on with the earlier mode until K; one stopped at K starts with it.
+//     none has run call K yet. The leader sends `decide{round, K, pairs}`; from call K on,
+//     every rank runs the schedules of those pairs (none: Open MPI's collectives, else the
+//     detoured ones, in orders that avoid the pairs); calls before K keep the earlier
+//     decision. A rank stopped before call j < K goes on with it until K; one stopped at K
+//     starts with the new one. Every rank derives the same orders from the same pairs.
 //  5. A rank whose want changes during a round reports it; the leader opens the next
 //     round after the decision. Decisions are applied in order (K never decreases).
 //  6. Farewell. A rank that finalizes sends `farewell{entered}` to each leader: it enters
@@ -41,9 +43,25 @@
 #include <functional>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 namespace mcm::collectives {
+
+/// The detoured pairs of VMs a rank sees among a communicator's VMs (its want), or that
+/// the leader decided: the schedules keep their messages off them (schedules.h avoid()).
+struct Routes {
+  static constexpr int kMaxPairs = 8;  ///< that a note carries
+  /// More pairs than a note carries: detoured schedules, in rank order (the engine
+  /// carries every message around its pair).
+  bool overflow = false;
+  std::vector<std::pair<int, int>> pairs;  ///< (smaller VM, larger VM), sorted, unique
+  bool detoured() const { return overflow || !pairs.empty(); }
+  bool operator==(const Routes& o) const { return overflow == o.overflow && pairs == o.pairs; }
+  bool operator!=(const Routes& o) const { return !(*this == o); }
+  /// Sorted, unique, each pair (smaller, larger), overflow past kMaxPairs.
+  void normalize();
+};
 
 /// What crosses between the ranks (as bytes: every rank runs the same libmcm).
 struct Note {
@@ -51,8 +69,11 @@ struct Note {
   std::int32_t kind = 0;
   std::int32_t context = -1;
   std::int32_t round = 0;
-  std::int32_t detoured = 0;  ///< propose, decide: the mode (1: detoured schedules)
-  std::int64_t value = 0;     ///< report: want (0/1); answer, farewell: entered; decide: K
+  std::int32_t pairs = 0;  ///< report, decide: how many of `pair` count; -1: overflow
+  std::int64_t value = 0;  ///< answer, farewell: entered; decide: K
+  std::int32_t pair[2 * Routes::kMaxPairs] = {};
+  void set(const Routes& routes);
+  Routes routes() const;
 };
 
 class ScheduleAgreement {
@@ -65,16 +86,16 @@ class ScheduleAgreement {
 
   ScheduleAgreement(int my_world_rank, Send send, Members members);
 
-  /// Before a covered call on `context`: `want` says whether this rank sees a detoured
-  /// pair among its VMs now. Not ready while this rank is stopped for a round: the caller
-  /// drives progress (receive() comes from it) and asks again. Ready: the call is counted
-  /// and runs `detoured` schedules or Open MPI's.
+  /// Before a covered call on `context`: `want`, the detoured pairs this rank sees among
+  /// its VMs now. Not ready while this rank is stopped for a round: the caller drives
+  /// progress (receive() comes from it) and asks again. Ready: the call is counted and
+  /// runs with `routes` (not detoured: Open MPI's collective), valid until the next enter().
   struct Entry {
     bool ready = false;
-    bool detoured = false;
+    const Routes* routes = nullptr;
     long long index = 0;  ///< this call's index on the communicator
   };
-  Entry enter(int context, bool want);
+  Entry enter(int context, const Routes& want);
   /// A note from `from` (world rank).
   void receive(int from, const Note& note);
   /// Rounds whose leader did not know the communicator when it had to open them are opened
@@ -92,23 +113,23 @@ class ScheduleAgreement {
  private:
   struct Decision {
     long long from = 0;  ///< K
-    bool detoured = false;
+    Routes routes;
   };
   struct State {
     long long entered = 0;
-    bool said_want = false;  ///< what this rank last reported (or, the leader, recorded)
-    bool stopped = false;    ///< answered (or opened) a round, no decision yet
-    bool mode = false;       ///< the mode of the calls before decisions_.front().from
+    Routes said;          ///< what this rank last reported (or, the leader, recorded)
+    bool stopped = false;  ///< answered (or opened) a round, no decision yet
+    Routes mode;           ///< the calls' before decisions.front().from
     std::deque<Decision> decisions;
     // The leader's part.
-    std::unordered_set<int> wanting;  ///< members (world ranks) that want the detour
-    bool decided = false;             ///< the mode of the leader's latest decision
-    int round = 0;                    ///< the latest round opened
+    std::unordered_map<int, Routes> wanting;  ///< members (world ranks) that see detours
+    Routes decided;                           ///< the leader's latest decision
+    int round = 0;                            ///< the latest round opened
     bool open = false;
     std::unordered_set<int> answered;         ///< members that answered the open round
     std::unordered_map<int, long long> gone;  ///< finalized members: their last entered
     long long max_entered = 0;
-    bool proposed = false;         ///< the open round's mode
+    Routes proposed;               ///< the open round's mode
     bool waiting_members = false;  ///< a round is due but the members are not known yet
   };
   State& state(int context) { return states_[context]; }
@@ -118,6 +139,8 @@ class ScheduleAgreement {
   void open_round(int context, State& s, const std::vector<int>& members);
   void decide(int context, State& s, const std::vector<int>& members);
   void apply(State& s, const Decision& d);
+  /// The union of what the members see (the leader's target).
+  static Routes target(const State& s);
   /// The leader counts an answer of the open round; decides when all are in.
   void answered(int context, State& s, int from, long long entered);
 

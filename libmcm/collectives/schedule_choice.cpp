@@ -6,6 +6,7 @@
 
 #include "collectives/control_channel.h"
 #include "collectives/schedule_agreement.h"
+#include "collectives/schedules.h"
 #include "engine/engine.h"
 #include "wrappers/wrapper_support.h"
 
@@ -21,10 +22,12 @@ struct Shadow {
   MPI_Comm comm = MPI_COMM_NULL;
 };
 
-/// A communicator's want (schedule_agreement.h step 2), recomputed when routes changed.
+/// A communicator's want (schedule_agreement.h step 2), recomputed when routes changed,
+/// and the pairs its shadow's schedules were last told to avoid.
 struct Want {
   std::uint64_t routes = ~0ull;  ///< Engine::Counters::route_updates when computed
-  bool want = false;
+  Routes want;
+  std::optional<Routes> applied;  ///< given to avoid() for the shadow
 };
 
 struct Choice {
@@ -42,23 +45,29 @@ Choice& choice() {
   return c;
 }
 
-bool wants_detour(const Context& c) {
+/// The VM of every rank of `c` (-1: unknown).
+std::vector<int> vms_of(const Context& c) {
+  const std::vector<int>& vm_of = choice().layout->vm_of_world_rank;
+  std::vector<int> vms;
+  for (int world : c.world_of_peer)
+    vms.push_back(world >= 0 && static_cast<std::size_t>(world) < vm_of.size()
+                      ? vm_of[static_cast<std::size_t>(world)]
+                      : -1);
+  return vms;
+}
+
+/// The pairs (this VM, a VM of c's) whose path this rank's engine sends through the daemons.
+const Routes& wants_detour(const Context& c) {
   Choice& ch = choice();
   Engine& engine = Engine::instance();
   Want& w = ch.wants[c.id];
   if (w.routes == engine.counters().route_updates) return w.want;
   w.routes = engine.counters().route_updates;
-  w.want = false;
-  const std::vector<int>& vm_of = ch.layout->vm_of_world_rank;
-  for (int world : c.world_of_peer) {
-    const int vm = world >= 0 && static_cast<std::size_t>(world) < vm_of.size()
-                       ? vm_of[static_cast<std::size_t>(world)]
-                       : -1;
-    if (vm >= 0 && vm != ch.layout->vm && engine.through_daemons(vm)) {
-      w.want = true;
-      break;
-    }
-  }
+  w.want = Routes();
+  const int mine = ch.layout->vm;
+  for (int vm : vms_of(c))
+    if (vm >= 0 && vm != mine && engine.through_daemons(vm)) w.want.pairs.push_back({mine, vm});
+  w.want.normalize();
   return w.want;
 }
 
@@ -75,7 +84,10 @@ int free_shadow(MPI_Comm, int, void* value, void*) {
     ch.wants.erase(id);
     if (ch.agreement) ch.agreement->forget(id);
   }
-  if (shadow != MPI_COMM_NULL) PMPI_Comm_free(&shadow);  // its context leaves the engine
+  if (shadow != MPI_COMM_NULL) {
+    forget(shadow);          // its orders
+    PMPI_Comm_free(&shadow);  // its context leaves the engine
+  }
   return MPI_SUCCESS;
 }
 
@@ -149,6 +161,9 @@ MPI_Comm schedule_for(MPI_Comm comm) {
   Choice& ch = choice();
   Engine& engine = Engine::instance();
   int id = -1;
+  bool changed = false;  // the agreed pairs differ from those the shadow's orders avoid
+  Routes routes;
+  std::vector<int> vms;
   for (shim::Backoff backoff;;) {
     {
       Lock lock(engine.lock());
@@ -158,8 +173,14 @@ MPI_Comm schedule_for(MPI_Comm comm) {
       id = c->id;
       const ScheduleAgreement::Entry entry = ch.agreement->enter(id, wants_detour(*c));
       if (entry.ready) {
-        if (!entry.detoured) return MPI_COMM_NULL;
+        if (!entry.routes->detoured()) return MPI_COMM_NULL;
         ++ch.counters.detoured_calls;
+        const Want& w = ch.wants[id];
+        changed = !w.applied || *w.applied != *entry.routes;
+        if (changed) {
+          routes = *entry.routes;
+          vms = vms_of(*c);
+        }
         break;
       }
       // Stopped for a round: answer and listen while waiting (schedule_agreement.h).
@@ -171,7 +192,14 @@ MPI_Comm schedule_for(MPI_Comm comm) {
     }
     backoff.idle();
   }
-  return shadow_of(comm, id);
+  const MPI_Comm shadow = shadow_of(comm, id);
+  if (shadow == MPI_COMM_NULL || !changed) return shadow;
+  // The pairs changed: the shadow's orders follow (the same on every rank: the same pairs,
+  // from the same call on).
+  avoid(shadow, std::move(vms), routes.pairs);  // overflow: no pairs, rank order
+  Lock lock(engine.lock());
+  ch.wants[id].applied = routes;
+  return shadow;
 }
 
 ScheduleCounters schedule_counters() {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "collectives/schedule_orders.h"
 #include "collectives/schedule_support.h"
 
 namespace mcm::collectives {
@@ -30,6 +31,25 @@ std::vector<int> regular_displacements(int n, int count) {
 
 int barrier(MPI_Comm comm) {
   const int rank = rank_in(comm), n = size_of(comm);
+  if (support::avoiding(comm)) {
+    // Fan-in on the tree (each position hears from its children, then tells its parent),
+    // then the fan-out: the bcast of nothing.
+    const support::Order& tree = support::tree_order(comm, 0);
+    const int v = tree.position_of[static_cast<std::size_t>(rank)];
+    for (int mask = 1; mask < n; mask <<= 1) {
+      if (v & mask) {
+        const int rc = MPI_Send(nullptr, 0, MPI_BYTE,
+                                tree.rank_at[static_cast<std::size_t>(v - mask)], kTag, comm);
+        if (rc != MPI_SUCCESS) return rc;
+        break;
+      }
+      if (v + mask >= n) continue;
+      const int rc = MPI_Recv(nullptr, 0, MPI_BYTE, tree.rank_at[static_cast<std::size_t>(v + mask)],
+                              kTag, comm, MPI_STATUS_IGNORE);
+      if (rc != MPI_SUCCESS) return rc;
+    }
+    return bcast(nullptr, 0, MPI_BYTE, 0, comm);
+  }
   for (int distance = 1; distance < n; distance <<= 1) {
     const int rc = MPI_Sendrecv(nullptr, 0, MPI_BYTE, (rank + distance) % n, kTag, nullptr, 0,
                                 MPI_BYTE, (rank - distance + n) % n, kTag, comm, MPI_STATUS_IGNORE);
@@ -40,21 +60,23 @@ int barrier(MPI_Comm comm) {
 
 int bcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm) {
   const int n = size_of(comm);
-  const int relative = (rank_in(comm) - root + n) % n;
-  // Relative rank v receives from v minus its lowest set bit, then sends to v + m for the
+  const support::Order& tree = support::tree_order(comm, root);  // position 0: root
+  const int v = tree.position_of[static_cast<std::size_t>(rank_in(comm))];
+  // Position v receives from v minus its lowest set bit, then sends to v + m for the
   // lower powers of two m, largest first.
   int mask = 1;
   for (; mask < n; mask <<= 1) {
-    if (relative & mask) {
-      const int parent = (relative - mask + root) % n;
+    if (v & mask) {
+      const int parent = tree.rank_at[static_cast<std::size_t>(v - mask)];
       const int rc = MPI_Recv(buffer, count, type, parent, kTag, comm, MPI_STATUS_IGNORE);
       if (rc != MPI_SUCCESS) return rc;
       break;
     }
   }
   for (mask >>= 1; mask > 0; mask >>= 1) {
-    if (relative + mask >= n) continue;
-    const int rc = MPI_Send(buffer, count, type, (relative + mask + root) % n, kTag, comm);
+    if (v + mask >= n) continue;
+    const int child = tree.rank_at[static_cast<std::size_t>(v + mask)];
+    const int rc = MPI_Send(buffer, count, type, child, kTag, comm);
     if (rc != MPI_SUCCESS) return rc;
   }
   return MPI_SUCCESS;
@@ -129,10 +151,16 @@ int allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* 
                               element(recvbuf, displs[rank], recvtype), recvcounts[rank], recvtype);
     if (rc != MPI_SUCCESS) return rc;
   }
-  // Step s passes block rank - s to the right and takes block rank - s - 1 from the left.
-  const int right = (rank + 1) % n, left = (rank - 1 + n) % n;
+  // Around the ring (position p: ring.rank_at[p]), step s passes the block of position
+  // p - s to the right and takes the block of position p - s - 1 from the left.
+  const support::Order& ring = support::ring_order(comm);
+  const auto at = [&](int position) {
+    return ring.rank_at[static_cast<std::size_t>((position % n + n) % n)];
+  };
+  const int p = ring.position_of[static_cast<std::size_t>(rank)];
+  const int right = at(p + 1), left = at(p - 1);
   for (int s = 0; s < n - 1; ++s) {
-    const int out = (rank - s + n) % n, in = (rank - s - 1 + n) % n;
+    const int out = at(p - s), in = at(p - s - 1);
     const int rc = MPI_Sendrecv(element(recvbuf, displs[out], recvtype), recvcounts[out], recvtype,
                                 right, kTag, element(recvbuf, displs[in], recvtype), recvcounts[in],
                                 recvtype, left, kTag, comm, MPI_STATUS_IGNORE);

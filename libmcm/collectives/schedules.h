@@ -17,9 +17,11 @@
 //  - Returns MPI_SUCCESS, or the first error a call inside returned (arguments MPI would
 //    refuse are refused before: the wrappers pass those calls to MPI).
 //  - The schedules (n ranks, p = ceil(log2 n)):
-//      barrier               dissemination, p rounds of empty messages
+//      barrier               dissemination, p rounds of empty messages; while pairs are
+//                            avoided (avoid()), an empty reduce and bcast on the tree
 //      bcast                 binomial tree from root
-//      reduce                binomial tree in rank order towards rank 0, then to root
+//      reduce                binomial tree in rank order towards rank 0, then to root;
+//                            a commutative operation: the tree rooted at root
 //      allreduce             reduce to 0, then bcast from 0
 //      gather(v), scatter(v) linear: the root posts all its receives (sends) at once
 //      allgather(v)          ring, n - 1 steps, each rank's block passed on unchanged
@@ -29,7 +31,23 @@
 
 #include <mpi.h>
 
+#include <utility>
+#include <vector>
+
 namespace mcm::collectives {
+
+/// The pairs of VMs (`vm_of_rank`: the VM of each rank of `comm`) whose ranks the next
+/// calls on `comm` keep apart where their algorithm allows it (rank_order.h): bcast,
+/// barrier and the reductions of commutative operations run their tree, allgather(v) its
+/// ring, in an order of the ranks whose edges avoid those pairs; the other schedules, a
+/// non-commutative reduction and a tree no order fits are left to the engine, which
+/// carries their messages around the pair. Empty pairs: rank order. Not thread-safe
+/// against a schedule running on `comm` at the same time (MPI forbids concurrent
+/// collectives on one communicator anyway).
+void avoid(MPI_Comm comm, std::vector<int> vm_of_rank,
+           const std::vector<std::pair<int, int>>& pairs);
+/// `comm` is freed: its orders go.
+void forget(MPI_Comm comm);
 
 int barrier(MPI_Comm comm);
 int bcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm);

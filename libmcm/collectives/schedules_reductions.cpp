@@ -1,7 +1,9 @@
-// The schedules of schedules.h that combine data: every one reduces in rank order along a
-// binomial tree towards rank 0 (reduce_in_rank_order), then moves the result.
+// The schedules of schedules.h that combine data: every one reduces along a binomial tree
+// (reduce_on_tree), in rank order towards rank 0 for a non-commutative operation, else on
+// the tree of schedule_orders.h rooted where the result goes, then moves the result.
 #include <vector>
 
+#include "collectives/schedule_orders.h"
 #include "collectives/schedule_support.h"
 #include "collectives/schedules.h"
 
@@ -15,41 +17,60 @@ using support::TypedBuffer;
 
 namespace {
 
-/// x0 op x1 op ... op x(n-1) of every rank's `own` (count elements of type) into `result`
-/// at `root` (result may be own there); result is not touched elsewhere. At step m (a
-/// power of two) rank r holds the reduction of [r, r + m) and takes [r + m, r + 2m) from
-/// r + m, unless r has an m bit, then it sends what it holds to r - m and is done. Rank 0
-/// ends with all of it and sends it to root. A rank with a child holds two scratch
-/// buffers of count elements. Returns the first error of the calls.
-int reduce_in_rank_order(const void* own, void* result, int count, MPI_Datatype type, MPI_Op op,
-                         int root, MPI_Comm comm) {
+/// The tree a reduction towards `root` runs on: rank order (position p is rank p, the
+/// result at rank 0) for a non-commutative `op`, else the tree rooted at root.
+const support::Order& reduction_tree(MPI_Op op, int root, MPI_Comm comm) {
+  int commutative = 0;
+  PMPI_Op_commutative(op, &commutative);
+  return commutative ? support::tree_order(comm, root) : support::rank_order(comm);
+}
+
+/// The reduction of every rank's `own` (count elements of type) into `result` at the
+/// tree's position 0 (result may be own there), then at `root` if that is another rank;
+/// result is not touched elsewhere. At step m (a power of two) position v holds the
+/// reduction of positions [v, v + m) and takes [v + m, v + 2m) from v + m, unless v has an
+/// m bit, then it sends what it holds to v - m and is done. In rank order that is
+/// x0 op x1 op ... op x(n-1) whatever op. A rank with a child holds two scratch buffers
+/// of count elements. Returns the first error of the calls.
+int reduce_on_tree(const support::Order& tree, const void* own, void* result, int count,
+                   MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm) {
   const int rank = rank_in(comm), n = size_of(comm);
-  const bool has_child = rank % 2 == 0 && rank + 1 < n;
+  const int v = tree.position_of[static_cast<std::size_t>(rank)];
+  const int top = tree.rank_at.front();
+  const bool has_child = v % 2 == 0 && v + 1 < n;
   TypedBuffer scratch[2] = {TypedBuffer(has_child ? count : 0, type),
                             TypedBuffer(has_child ? count : 0, type)};
   const void* held = own;
   int next = 0;
   for (int mask = 1; mask < n; mask <<= 1) {
-    if (rank & mask) {
-      const int rc = MPI_Send(held, count, type, rank - mask, kTag, comm);
+    if (v & mask) {
+      const int parent = tree.rank_at[static_cast<std::size_t>(v - mask)];
+      const int rc = MPI_Send(held, count, type, parent, kTag, comm);
       if (rc != MPI_SUCCESS) return rc;
       break;
     }
-    if (rank + mask >= n) continue;
+    if (v + mask >= n) continue;
     void* in = scratch[next].data();
     next ^= 1;
-    int rc = MPI_Recv(in, count, type, rank + mask, kTag, comm, MPI_STATUS_IGNORE);
+    const int child = tree.rank_at[static_cast<std::size_t>(v + mask)];
+    int rc = MPI_Recv(in, count, type, child, kTag, comm, MPI_STATUS_IGNORE);
     if (rc != MPI_SUCCESS) return rc;
     rc = PMPI_Reduce_local(held, in, count, type, op);  // in = held op in
     if (rc != MPI_SUCCESS) return rc;
     held = in;
   }
-  if (rank == 0 && root == 0) {
+  if (rank == top && root == top) {
     return held == result ? MPI_SUCCESS : copy_local(held, count, type, result, count, type);
   }
-  if (rank == 0) return MPI_Send(held, count, type, root, kTag, comm);
-  if (rank == root) return MPI_Recv(result, count, type, 0, kTag, comm, MPI_STATUS_IGNORE);
+  if (rank == top) return MPI_Send(held, count, type, root, kTag, comm);
+  if (rank == root) return MPI_Recv(result, count, type, top, kTag, comm, MPI_STATUS_IGNORE);
   return MPI_SUCCESS;
+}
+
+/// reduce_on_tree() on reduction_tree().
+int reduce_to(const void* own, void* result, int count, MPI_Datatype type, MPI_Op op, int root,
+              MPI_Comm comm) {
+  return reduce_on_tree(reduction_tree(op, root, comm), own, result, count, type, op, root, comm);
 }
 
 }  // namespace
@@ -57,13 +78,13 @@ int reduce_in_rank_order(const void* own, void* result, int count, MPI_Datatype 
 int reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, int root,
            MPI_Comm comm) {
   const void* own = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-  return reduce_in_rank_order(own, recvbuf, count, type, op, root, comm);
+  return reduce_to(own, recvbuf, count, type, op, root, comm);
 }
 
 int allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
               MPI_Comm comm) {
   const void* own = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
-  const int rc = reduce_in_rank_order(own, recvbuf, count, type, op, 0, comm);
+  const int rc = reduce_to(own, recvbuf, count, type, op, 0, comm);
   if (rc != MPI_SUCCESS) return rc;
   return bcast(recvbuf, count, type, 0, comm);
 }
@@ -80,7 +101,7 @@ int reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], M
   // In place, each rank's whole vector is in recvbuf and its block goes to recvbuf's start.
   const void* own = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
   TypedBuffer whole(rank == 0 ? total : 0, type);
-  const int rc = reduce_in_rank_order(own, whole.data(), total, type, op, 0, comm);
+  const int rc = reduce_to(own, whole.data(), total, type, op, 0, comm);
   if (rc != MPI_SUCCESS) return rc;
   return scatterv(whole.data(), recvcounts, displs.data(), type, recvbuf, recvcounts[rank], type, 0,
                   comm);

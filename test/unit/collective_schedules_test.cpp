@@ -9,6 +9,9 @@
 // 1000; v-variants with irregular counts (zeros included) and displacements (blocks in
 // reverse rank order with gaps); MPI_IN_PLACE wherever the standard allows it. The barrier:
 // no rank leaves it before the last one entered (one rank late by 20 ms, each in turn).
+// Everything twice: in rank order, then with ranks on 3 made-up VMs and VM 0 <-> VM 1 to
+// avoid (schedules.h avoid(): other orders, the same results), and then that the trees and
+// rings sent nothing between those VMs (collective_schedules_avoid.cpp).
 // Prints one line per mismatch (schedule, case, rank, index, expected, got), one line per
 // schedule on rank 0, and exits 1 on any mismatch. Run it on 3, 4 and 5 ranks.
 #include <mpi.h>
@@ -24,6 +27,11 @@
 #include <vector>
 
 #include "collectives/schedules.h"
+
+// collective_schedules_avoid.cpp: VM 0 <-> VM 1 avoided (ranks on rank % 3 VMs) on comm,
+// and the check that trees and rings then keep off that pair.
+void avoid_pair_on(MPI_Comm comm);
+long test_avoided_pairs(MPI_Comm comm);
 
 namespace {
 
@@ -569,14 +577,20 @@ int main(int argc, char** argv) {
                                              {matrices, product, "matrix product"},
                                              {holey_matrices, product, "holey matrix product"}};
 
-  long failures = test_barrier();
-  failures += test_bcast(pairs);
-  failures += test_reduce(reductions);
-  failures += test_allreduce(reductions);
-  failures += test_reduce_scatter(reductions);
-  failures += test_gather_scatter(pairs);
-  failures += test_allgather(pairs);
-  failures += test_alltoall(pairs);
+  long failures = 0;
+  for (const bool avoiding : {false, true}) {
+    // The second time with VM pairs to avoid: other orders, the same results.
+    if (avoiding) avoid_pair_on(g_comm);
+    failures += test_barrier();
+    failures += test_bcast(pairs);
+    failures += test_reduce(reductions);
+    failures += test_allreduce(reductions);
+    failures += test_reduce_scatter(reductions);
+    failures += test_gather_scatter(pairs);
+    failures += test_allgather(pairs);
+    failures += test_alltoall(pairs);
+  }
+  failures += test_avoided_pairs(g_comm);
   PMPI_Bcast(&failures, 1, MPI_LONG, 0, MPI_COMM_WORLD);
   if (g_rank == 0) {
     std::printf("collective_schedules_test: %s on %d ranks\n",
