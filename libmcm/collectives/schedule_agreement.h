@@ -117,7 +117,7 @@ class ScheduleAgreement {
   };
   struct State {
     long long entered = 0;
-    Routes said;          ///< what this rank last reported (or, the leader, recorded)
+    Routes said;           ///< what this rank last reported (or, the leader, recorded)
     bool stopped = false;  ///< answered (or opened) a round, no decision yet
     Routes mode;           ///< the calls' before decisions.front().from
     std::deque<Decision> decisions;

@@ -85,7 +85,7 @@ int free_shadow(MPI_Comm, int, void* value, void*) {
     if (ch.agreement) ch.agreement->forget(id);
   }
   if (shadow != MPI_COMM_NULL) {
-    forget(shadow);          // its orders
+    forget(shadow);           // its orders
     PMPI_Comm_free(&shadow);  // its context leaves the engine
   }
   return MPI_SUCCESS;

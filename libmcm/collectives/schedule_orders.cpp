@@ -13,7 +13,7 @@ namespace mcm::collectives {
 namespace {
 
 struct Plan {
-  std::optional<RankOrder> order;  ///< none: nothing to avoid
+  std::optional<RankOrder> order;       ///< none: nothing to avoid
   std::map<int, support::Order> trees;  ///< by root, as asked for
   std::optional<support::Order> ring;
   std::optional<support::Order> identity;
@@ -63,7 +63,8 @@ const Order& tree_order(MPI_Comm comm, int root) {
 const Order& ring_order(MPI_Comm comm) {
   std::lock_guard<std::mutex> lock(g_mutex);
   Plan& plan = g_plans[comm];
-  if (!plan.ring) plan.ring = make(plan.order ? plan.order->ring() : std::nullopt, size_of(comm), 0);
+  if (!plan.ring)
+    plan.ring = make(plan.order ? plan.order->ring() : std::nullopt, size_of(comm), 0);
   return *plan.ring;
 }
 

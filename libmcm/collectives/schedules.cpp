@@ -44,8 +44,9 @@ int barrier(MPI_Comm comm) {
         break;
       }
       if (v + mask >= n) continue;
-      const int rc = MPI_Recv(nullptr, 0, MPI_BYTE, tree.rank_at[static_cast<std::size_t>(v + mask)],
-                              kTag, comm, MPI_STATUS_IGNORE);
+      const int rc =
+          MPI_Recv(nullptr, 0, MPI_BYTE, tree.rank_at[static_cast<std::size_t>(v + mask)], kTag,
+                   comm, MPI_STATUS_IGNORE);
       if (rc != MPI_SUCCESS) return rc;
     }
     return bcast(nullptr, 0, MPI_BYTE, 0, comm);

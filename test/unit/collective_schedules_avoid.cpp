@@ -94,23 +94,22 @@ long test_avoided_pairs(MPI_Comm comm) {
   for (int root = 0; root < size; ++root) {
     const bool tree = orders.tree(root).has_value();
     const std::string at = " from root " + std::to_string(root);
-    expect("bcast" + at, tree, crossings([&] { sched::bcast(data.data(), 64, MPI_INT, root, comm); }));
+    expect("bcast" + at, tree,
+           crossings([&] { sched::bcast(data.data(), 64, MPI_INT, root, comm); }));
     expect("reduce (sum)" + at, tree, crossings([&] {
              sched::reduce(data.data(), out.data(), 64, MPI_INT, MPI_SUM, root, comm);
            }));
   }
   const bool tree0 = orders.tree(0).has_value();
-  expect("allreduce (sum)", tree0, crossings([&] {
-           sched::allreduce(data.data(), out.data(), 64, MPI_INT, MPI_SUM, comm);
-         }));
+  expect("allreduce (sum)", tree0,
+         crossings([&] { sched::allreduce(data.data(), out.data(), 64, MPI_INT, MPI_SUM, comm); }));
   expect("barrier", tree0, crossings([&] { sched::barrier(comm); }));
   expect("allgather", orders.ring().has_value(), crossings([&] {
            sched::allgather(data.data(), 64, MPI_INT, out.data(), 64, MPI_INT, comm);
          }));
   std::vector<int> to_all(64 * static_cast<std::size_t>(size), rank);
-  const long all = crossings([&] {
-    sched::alltoall(to_all.data(), 64, MPI_INT, out.data(), 64, MPI_INT, comm);
-  });
+  const long all = crossings(
+      [&] { sched::alltoall(to_all.data(), 64, MPI_INT, out.data(), 64, MPI_INT, comm); });
   if (all == 0) {
     ++failures;
     if (rank == 0) std::printf("FAIL avoid: the counter saw no alltoall message cross\n");

@@ -2,12 +2,12 @@
 // (libmcm/collectives/rank_order.h): the binomial tree's and the ring's edges avoid every
 // pair given when an order of the VMs allows it, rank order is kept when it already does,
 // the root stays at position 0, and every rank appears once.
+#include "collectives/rank_order.h"
+
 #include <catch2/catch.hpp>
 #include <numeric>
 #include <set>
 #include <vector>
-
-#include "collectives/rank_order.h"
 
 using mcm::collectives::RankOrder;
 
@@ -63,8 +63,7 @@ TEST_CASE("rank order: trees and rings avoid a detoured pair, the root first", "
   }
 }
 
-TEST_CASE("rank order: rank order is kept when it avoids the pairs already",
-          "[collectives]") {
+TEST_CASE("rank order: rank order is kept when it avoids the pairs already", "[collectives]") {
   // 4 ranks, one per VM: the tree from 0 pairs 1-0, 2-0, 3-2; vm1 <-> vm3 is not among them.
   const RankOrder order(round_robin(4, 4), {{1, 3}});
   CHECK(*order.tree(0) == std::vector<int>{0, 1, 2, 3});

@@ -219,7 +219,7 @@ TEST_CASE("schedule agreement: a rank that finalized answers every later round b
   leader.receive(2, sent[0].second);
   sent.clear();
   leader.receive(1, report(4, kOne));  // rank 1 sees a detour
-  REQUIRE(sent.size() == 1);                          // proposed to rank 1 only
+  REQUIRE(sent.size() == 1);           // proposed to rank 1 only
   CHECK(sent[0].first == 1);
   CHECK_FALSE(leader.enter(4, kOne).ready);  // stopped until the decision
   leader.receive(1, Note{Note::answer, 4, sent[0].second.round, 0, 2, {}});
@@ -251,8 +251,12 @@ TEST_CASE("schedule agreement: notes carry the pairs, the union is decided, over
   // Members see different pairs: the leader decides their union.
   const std::vector<int> members{0, 1, 2};
   std::vector<std::pair<int, Note>> sent;
-  ScheduleAgreement leader(0, [&](int to, const Note& n) { sent.push_back({to, n}); },
-                           [&](int) { return &members; });
+  ScheduleAgreement leader(
+      0,
+      [&](int to, const Note& n) {
+        sent.push_back({to, n});
+      },
+      [&](int) { return &members; });
   leader.receive(1, report(5, kOne));
   leader.receive(2, report(5, routes({{1, 2}})));
   REQUIRE(sent.size() == 2);  // the round for rank 1's report; rank 2's waits for its end
