@@ -38,19 +38,26 @@ std::int64_t now_ns() {
       .count();
 }
 
+/// Runs `work` (true: something moved) under the engine lock if nobody holds it, marked
+/// as the hook's own (the engine's MPI calls turn the progress loop again).
+template <typename Work>
+int turn(Work work) {
+  t_in_hook = true;
+  int moved = 0;
+  if (g_engine->lock().try_lock_unowned()) {
+    moved = work() ? 1 : 0;
+    g_engine->lock().unlock();
+  }
+  t_in_hook = false;
+  return moved;
+}
+
 /// Outside the cases below: the side channel's poll, at most once per kSideIntervalNs.
 int poll_side() {
   const std::int64_t now = now_ns();
   if (now - g_last_side_ns.load(std::memory_order_relaxed) < kSideIntervalNs) return 0;
   g_last_side_ns.store(now, std::memory_order_relaxed);
-  t_in_hook = true;
-  int moved = 0;
-  if (g_engine->lock().try_lock_unowned()) {
-    moved = g_engine->poll_side() ? 1 : 0;
-    g_engine->lock().unlock();
-  }
-  t_in_hook = false;
-  return moved;
+  return turn([] { return g_engine->poll_side(); });
 }
 
 /// opal_progress_callback_t: returns how many events it handled.
@@ -63,14 +70,7 @@ int on_progress() {
   const std::int64_t now = now_ns();
   if (now - g_last_turn_ns.load(std::memory_order_relaxed) < kTurnIntervalNs) return 0;
   g_last_turn_ns.store(now, std::memory_order_relaxed);
-  t_in_hook = true;  // the engine's MPI calls turn the progress loop again
-  int moved = 0;
-  if (g_engine->lock().try_lock_unowned()) {
-    moved = g_engine->progress() ? 1 : 0;
-    g_engine->lock().unlock();
-  }
-  t_in_hook = false;
-  return moved;
+  return turn([] { return g_engine->progress(); });
 }
 
 }  // namespace
