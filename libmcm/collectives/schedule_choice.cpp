@@ -57,7 +57,7 @@ std::vector<int> vms_of(const Context& c) {
 }
 
 /// The pairs (this VM, a VM of c's) whose path this rank's engine sends through the daemons.
-const Routes& wants_detour(const Context& c) {
+const Routes& detoured_pairs_seen(const Context& c) {
   Choice& ch = choice();
   Engine& engine = Engine::instance();
   Want& w = ch.wants[c.id];
@@ -171,7 +171,7 @@ MPI_Comm schedule_for(MPI_Comm comm) {
       const Context* c = engine.contexts().find(comm);
       if (c == nullptr || c->inter || c->peer_count() < 2) return MPI_COMM_NULL;
       id = c->id;
-      const ScheduleAgreement::Entry entry = ch.agreement->enter(id, wants_detour(*c));
+      const ScheduleAgreement::Entry entry = ch.agreement->enter(id, detoured_pairs_seen(*c));
       if (entry.ready) {
         if (!entry.routes->detoured()) return MPI_COMM_NULL;
         ++ch.counters.detoured_calls;
