@@ -129,6 +129,9 @@ TEST_CASE("report: a balanced run on a clean network has no finding", "[report]"
   const TempDir dir;
   write_ring(dir, -1, 1.0);
   CHECK(find_problems(read_run(dir.path)).empty());
+  // A rank that computed 1.4x the median, as ranks beside a busy daemon on shared cores do.
+  write_ring(dir, 1, 1.4);
+  CHECK(find_problems(read_run(dir.path)).empty());
 }
 
 TEST_CASE("report: waits on a congested path are a network finding, not the application's",
@@ -167,6 +170,35 @@ TEST_CASE("report: waits on a congested path are a network finding, not the appl
   REQUIRE(run.changes.size() == 1);
   CHECK(run.changes[0].t == 3.0);
   CHECK(run.changes[0].to_via == "vm4");
+}
+
+TEST_CASE("report: waits on a congested path do not make its sender a late sender", "[report]") {
+  // Rank 1 (vm2) computes 2x the others; its receiver rank 2 waits long, but on the
+  // congested path vm2 -> vm3; rank 0 hardly waits for it.
+  const TempDir dir;
+  const std::vector<std::string> vms = {"vm1", "vm2", "vm3", "vm4"};
+  write_ring(dir, 1, 2.0);
+  dir.write("rank-0.jsonl", rank_file("run-A", 0, 4, 0, 3.0, {0, 1e6, 0, 1e6}, {0, 0.01, 0, 0.01}));
+  std::vector<std::string> congested;
+  for (int t = 0; t < 6; ++t)
+    congested.push_back(json{{"record", "path_sample"},
+                             {"t", 1001.0 + t},
+                             {"to", "vm3"},
+                             {"via", nullptr},
+                             {"observations", 5},
+                             {"latency_us", 9000},
+                             {"base_us", 300},
+                             {"zone", "high"}}
+                            .dump());
+  dir.write("mcmd-vm2.jsonl", daemon_file("run-A", "vm2", vms, congested));
+  const auto findings = find_problems(read_run(dir.path));
+  REQUIRE(findings.size() == 1);
+  CHECK(findings[0].kind == Finding::Kind::network);
+  // The same rank, its receivers on clean paths: a late sender.
+  write_ring(dir, 1, 2.0);
+  const auto clean = find_problems(read_run(dir.path));
+  REQUIRE(clean.size() == 1);
+  CHECK(clean[0].kind == Finding::Kind::late_sender);
 }
 
 TEST_CASE("report: heavy pairs split across VMs are a mapping finding", "[report]") {
@@ -321,6 +353,13 @@ TEST_CASE("report: a path in the medium zone for a moment on busy cores is no ne
   const Run run = read_run(dir.path);
   CHECK(congested_seconds(run, "vm2", "vm3") == 1);
   CHECK(find_problems(run).empty());
+  // Two seconds of the run's ten, no switch: the network's doing.
+  json later = json::parse(medium);
+  later["t"] = 1005.0;
+  dir.write("mcmd-vm2.jsonl", daemon_file("run-A", "vm2", vms, {medium, later.dump()}));
+  const auto two = find_problems(read_run(dir.path));
+  REQUIRE(!two.empty());
+  CHECK(two[0].kind == Finding::Kind::network);
 }
 
 TEST_CASE("report: the run's probe table, matched to its VMs in any order", "[report]") {

@@ -41,6 +41,18 @@ int switches_between(const Run& run, const std::string& from, const std::string&
   return n;
 }
 
+/// Whether the runtime found the VM path `from` -> `to` congested long enough that waits on
+/// it are the network's doing: switched to a detour, or in zone medium or high for a good
+/// part of the run.
+bool path_congested(const Run& run, const FindingRules& rules, const std::string& from,
+                    const std::string& to) {
+  // Samples cover whole seconds: the first and last may reach past the run's ends.
+  const double congested = std::min(congested_seconds(run, from, to), run.wall_s());
+  if (switches_between(run, from, to) > 0) return congested >= 1;
+  return congested >= rules.min_congested_s &&
+         congested >= rules.min_congested_share * run.wall_s();
+}
+
 /// Network: per VM path, the waits of its rank pairs, when the path was congested.
 void network_findings(const Run& run, const FindingRules& rules, double min_wait,
                       std::vector<Finding>& out) {
@@ -64,13 +76,9 @@ void network_findings(const Run& run, const FindingRules& rules, double min_wait
     }
   for (const auto& [vms, path] : paths) {
     const std::string from = run.vm_name(vms.first), to = run.vm_name(vms.second);
-    // Samples cover whole seconds: the first and last may reach past the run's ends.
+    if (path.wait_s < min_wait || !path_congested(run, rules, from, to)) continue;
     const double congested = std::min(congested_seconds(run, from, to), run.wall_s());
     const int switches = switches_between(run, from, to);
-    const bool long_enough =
-        congested >= rules.min_congested_s &&
-        (switches > 0 || congested >= rules.min_congested_share * run.wall_s());
-    if (path.wait_s < min_wait || !long_enough) continue;
     Finding f;
     f.kind = Finding::Kind::network;
     f.ranks.assign(path.ranks.begin(), path.ranks.end());
@@ -92,7 +100,8 @@ void network_findings(const Run& run, const FindingRules& rules, double min_wait
   }
 }
 
-/// Late senders: ranks that computed clearly longer, and the waits for their messages.
+/// Late senders: ranks that computed clearly longer, and the waits for their messages. A
+/// wait on a congested path is the network finding's, not evidence of a late sender.
 void late_sender_findings(const Run& run, const FindingRules& rules, double min_wait,
                           std::vector<Finding>& out) {
   std::vector<double> computed;
@@ -109,7 +118,11 @@ void late_sender_findings(const Run& run, const FindingRules& rules, double min_
     std::vector<int> receivers;
     for (int r = 0; r < run.rank_count; ++r) {
       const double w = run.pair(s, r).wait_s;
+      const int receiver_vm = run.ranks[static_cast<size_t>(r)].vm;
       if (r == s || w <= 0) continue;
+      if (sender.vm >= 0 && receiver_vm >= 0 && receiver_vm != sender.vm &&
+          path_congested(run, rules, run.vm_name(sender.vm), run.vm_name(receiver_vm)))
+        continue;
       waited += w;
       receivers.push_back(r);
     }

@@ -27,14 +27,17 @@ struct FindingRules {
   double min_wait_share = 0.02;
   /// ...and from this many seconds.
   double min_wait_s = 0.05;
-  /// A path counts as congested with this many seconds in zone medium or high, and this
-  /// share of the run's time (unless the runtime switched it to a detour). A few seconds
-  /// of medium zone on busy cores (8 ranks and 4 daemons on 2 cores: 1-4 s of a 32 s
-  /// CG run on every path) are not the network's doing.
-  double min_congested_s = 1.0;
+  /// A path the runtime switched to a detour counts as congested with one second in zone
+  /// medium or high; one it did not switch, with this many seconds and this share of the
+  /// run's time. A few seconds of medium zone on busy cores (8 ranks and 4 daemons on 2
+  /// cores: 1-4 s of a 32 s CG run on every path; one sampled second of a 3 s run whose
+  /// receiver waits for a late sender) are not the network's doing.
+  double min_congested_s = 2.0;
   double min_congested_share = 0.2;
-  /// A rank is late when it computed this many times the median rank...
-  double imbalance_factor = 1.3;
+  /// A rank is late when it computed this many times the median rank (ranks sharing cores
+  /// with a daemon that forwards a detour compute up to 1.3-1.4x the median: CG class W,
+  /// 4 ranks and 4 daemons on 2 cores)...
+  double imbalance_factor = 1.5;
   /// ...and at least this share of the run's time more.
   double min_imbalance_share = 0.05;
   /// Mapping: a better placement must cut the traffic between VMs by this share...
