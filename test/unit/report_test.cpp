@@ -181,15 +181,15 @@ TEST_CASE("report: waits on a congested path do not make its sender a late sende
   dir.write("rank-0.jsonl", rank_file("run-A", 0, 4, 0, 3.0, {0, 1e6, 0, 1e6}, {0, 0.01, 0, 0.01}));
   std::vector<std::string> congested;
   for (int t = 0; t < 6; ++t)
-    congested.push_back(json{{"record", "path_sample"},
-                             {"t", 1001.0 + t},
-                             {"to", "vm3"},
-                             {"via", nullptr},
-                             {"observations", 5},
-                             {"latency_us", 9000},
-                             {"base_us", 300},
-                             {"zone", "high"}}
-                            .dump());
+    congested.push_back(json{
+        {"record", "path_sample"},
+        {"t", 1001.0 + t},
+        {"to", "vm3"},
+        {"via", nullptr},
+        {"observations", 5},
+        {"latency_us", 9000},
+        {"base_us", 300},
+        {"zone", "high"}}.dump());
   dir.write("mcmd-vm2.jsonl", daemon_file("run-A", "vm2", vms, congested));
   const auto findings = find_problems(read_run(dir.path));
   REQUIRE(findings.size() == 1);
