@@ -2,7 +2,7 @@
 // fakes: the sender's state machine (libmcm/engine/peer_route.h), the receiver's gate on
 // natives (libmcm/engine/matching.h), and both together in a model of one sender and one
 // receiver whose natives and frames travel on separate wires with independent delays,
-// replayed over thousands of random interleavings (orderings a real run hits once in a
+// with MPI_Ssends among them, replayed over thousands of random interleavings (orderings a real run hits once in a
 // hundred). The model's receiver does what libmcm/engine/native_path.cpp does, step by
 // step: it backs receives with native ones, counts matched natives, takes owed natives
 // out of MPI's queue, and unbacks a receive a frame matches (which may find it taken).
@@ -12,6 +12,7 @@
 #include <deque>
 #include <map>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,7 @@ namespace {
 struct Msg {
   int number = -1;  ///< in send order; -1: a flush
   int tag = 0;
+  bool synchronous = false;  ///< an MPI_Ssend: its sender waits until a receive matched it
 };
 struct Recv {
   Pattern pattern;
@@ -149,10 +151,12 @@ class Model {
     double flip = 0.15;               ///< chance the route flips before a send
     bool blocking_receiver = false;   ///< posts a receive only once the previous one completed
     bool in_order_wildcards = false;  ///< receives in send order, some MPI_ANY_TAG/SOURCE
+    bool synchronous = false;  ///< every third message an MPI_Ssend, the sender blocked on it
   };
 
   Model(std::uint32_t seed, Options o) : rng_(seed), o_(o) {
-    for (int i = 0; i < o.messages; ++i) sent_.push_back(Msg{i, 1 + static_cast<int>(rng_() % 2)});
+    for (int i = 0; i < o.messages; ++i)
+      sent_.push_back(Msg{i, 1 + static_cast<int>(rng_() % 2), o.synchronous && i % 3 == 1});
     plan_receives();
   }
 
@@ -160,12 +164,13 @@ class Model {
   std::string run() {
     for (int step = 0; step < 100000; ++step) {
       std::vector<int> can;
-      if (next_send_ < sent_.size()) can.push_back(0);
+      if (next_send_ < sent_.size() && blocked_on_ < 0) can.push_back(0);
       if (!native_wire_.empty()) can.push_back(1);
       if (!frame_wire_.empty()) can.push_back(2);
       if (!ack_wire_.empty()) can.push_back(3);
       if (next_post_ < receives_.size() && (!o_.blocking_receiver || last_done())) can.push_back(4);
       if (!mpi_done_.empty()) can.push_back(5);
+      if (!sync_wire_.empty()) can.push_back(7);
       can.push_back(6);  // the receiver's progress round
       if (done()) return check();
       switch (can[rng_() % can.size()]) {
@@ -186,6 +191,9 @@ class Model {
           break;
         case 5:
           poll_natives();
+          break;
+        case 7:
+          sync_ack_arrives();
           break;
         default:
           progress();
@@ -230,6 +238,7 @@ class Model {
   void send() {
     if (static_cast<double>(rng_() % 1000) < o_.flip * 1000) detoured_ = !detoured_;
     Msg* m = &sent_[next_send_++];
+    if (m->synchronous) blocked_on_ = m->number;
     const PeerRoute::Step s = route_.next(detoured_);
     if (s.release_held_as_frames) {
       for (Msg* h : held_) send_frame(h);
@@ -260,6 +269,17 @@ class Model {
       native_wire_.push_back({h, Arrival{0, 5, 0, h->tag, native_seq_++}});
     }
     held_.clear();
+  }
+
+  // The receiver's answer to an MPI_Ssend (MPI's own for a native, the engine's match ACK
+  // for frames): only now may the sender's call return.
+  void sync_ack_arrives() {
+    const int number = sync_wire_.front();
+    sync_wire_.pop_front();
+    if (number != blocked_on_) failure_ = "an answer to a synchronous send that is not waiting";
+    if (receives_matched_.count(number) == 0)
+      failure_ = "a synchronous send completed before a receive matched it";
+    blocked_on_ = -1;
   }
 
   // -- MPI at the receiver: matches natives against the receives' backings
@@ -343,10 +363,12 @@ class Model {
     if (r->got >= 0) failure_ = "a receive completed twice";
     r->got = m->number;
     ++completed_;
+    receives_matched_.insert(m->number);
+    if (m->synchronous) sync_wire_.push_back(m->number);
   }
   bool last_done() const { return next_post_ == 0 || receives_[next_post_ - 1].got >= 0; }
   bool done() const {
-    return next_send_ == sent_.size() && next_post_ == receives_.size() &&
+    return next_send_ == sent_.size() && next_post_ == receives_.size() && blocked_on_ < 0 &&
            completed_ == receives_.size() && frame_wire_.empty() && native_wire_.empty();
   }
   std::string check() const {
@@ -372,6 +394,9 @@ class Model {
   std::uint64_t seq_ = 0, native_seq_ = 0;
   std::deque<Wire> native_wire_, frame_wire_;
   std::deque<std::uint64_t> ack_wire_;
+  int blocked_on_ = -1;           ///< the sender's MPI_Ssend that has not returned, or -1
+  std::deque<int> sync_wire_;     ///< answers to synchronous sends, to the sender
+  std::set<int> receives_matched_;
   M mpi_, engine_;
   std::deque<std::pair<Recv*, Msg*>> mpi_done_;
   std::deque<std::pair<Msg*, Arrival>> pending_;
@@ -394,6 +419,18 @@ TEST_CASE("switching in both directions keeps MPI's order, receives posted tag b
 
 TEST_CASE("a receiver blocked on one tag is not stuck behind a native of the other") {
   Model::Options o;
+  o.blocking_receiver = true;
+  replay(o, 3000);
+}
+
+TEST_CASE("an MPI_Ssend at a switch returns only once matched, natively, held or as frames") {
+  // Receives in send order: a sender blocked on an Ssend of tag 1 while the receiver waits
+  // for a later message of tag 2 is a deadlock of the application's own, under MPI too.
+  Model::Options o;
+  o.synchronous = true;
+  o.in_order_wildcards = true;
+  o.flip = 0.3;
+  replay(o, 3000);
   o.blocking_receiver = true;
   replay(o, 3000);
 }
