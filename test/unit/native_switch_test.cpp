@@ -2,10 +2,10 @@
 // fakes: the sender's state machine (libmcm/engine/peer_route.h), the receiver's gate on
 // natives (libmcm/engine/matching.h), and both together in a model of one sender and one
 // receiver whose natives and frames travel on separate wires with independent delays,
-// with MPI_Ssends among them, replayed over thousands of random interleavings (orderings a real run hits once in a
-// hundred). The model's receiver does what libmcm/engine/native_path.cpp does, step by
-// step: it backs receives with native ones, counts matched natives, takes owed natives
-// out of MPI's queue, and unbacks a receive a frame matches (which may find it taken).
+// with MPI_Ssends among them, replayed over thousands of random interleavings (orderings a real run
+// hits once in a hundred). The model's receiver does what libmcm/engine/native_path.cpp does, step
+// by step: it backs receives with native ones, counts matched natives, takes owed natives out of
+// MPI's queue, and unbacks a receive a frame matches (which may find it taken).
 #include <mpi.h>
 
 #include <catch2/catch.hpp>
@@ -394,8 +394,8 @@ class Model {
   std::uint64_t seq_ = 0, native_seq_ = 0;
   std::deque<Wire> native_wire_, frame_wire_;
   std::deque<std::uint64_t> ack_wire_;
-  int blocked_on_ = -1;           ///< the sender's MPI_Ssend that has not returned, or -1
-  std::deque<int> sync_wire_;     ///< answers to synchronous sends, to the sender
+  int blocked_on_ = -1;        ///< the sender's MPI_Ssend that has not returned, or -1
+  std::deque<int> sync_wire_;  ///< answers to synchronous sends, to the sender
   std::set<int> receives_matched_;
   M mpi_, engine_;
   std::deque<std::pair<Recv*, Msg*>> mpi_done_;
