@@ -3,13 +3,13 @@
 #include <cstdio>
 #include <numeric>
 
-#include "engine/progress_hook.h"
-
 namespace mcm::engine {
 
 using Guard = std::lock_guard<FairLock>;
 
-void ContextRegistry::start(MPI_Comm app_world, FairLock& lock) {
+void ContextRegistry::start(MPI_Comm app_world, FairLock& lock,
+                            std::function<void(Context&)> on_free) {
+  on_free_ = std::move(on_free);
   lock_ = &lock;
   PMPI_Comm_group(MPI_COMM_WORLD, &world_group_);
   PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, &ContextRegistry::delete_attr, &keyval_, this);
@@ -97,10 +97,8 @@ int ContextRegistry::delete_attr(MPI_Comm, int, void* value, void* extra) {
   auto* self = static_cast<ContextRegistry*>(extra);
   auto* context = static_cast<Context*>(value);
   Guard guard(*self->lock_);  // MPI_Comm_free may come from any application thread
+  if (self->on_free_) self->on_free_(*context);
   self->by_id_.erase(context->id);
-  for (const PeerSendState& peer : context->send_state)
-    if (peer.route.flushing())
-      progress_hook::flush_end();  // its acknowledgement has no one to find
   delete context;
   return MPI_SUCCESS;
 }

@@ -23,6 +23,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <unordered_map>
@@ -57,8 +58,11 @@ struct Context {
 class ContextRegistry {
  public:
   /// Registers the application world (id 0) and MPI_COMM_SELF (id 1). `lock` is the
-  /// engine lock (kept by reference).
-  void start(MPI_Comm app_world, FairLock& lock);
+  /// engine lock (kept by reference). `on_free` runs, under the lock, for a context whose
+  /// communicator is being freed (MPI_Comm_free, or stop()), while the communicator is
+  /// still valid and before the context is deleted: its sends that are still held for a
+  /// flush must leave now (MPI: pending operations on a freed communicator complete).
+  void start(MPI_Comm app_world, FairLock& lock, std::function<void(Context&)> on_free);
   /// Forgets everything (before MPI_Finalize).
   void stop();
 
@@ -70,12 +74,15 @@ class ContextRegistry {
   Context* find(MPI_Comm comm) const;
   /// The context with id `id` in this process, or nullptr.
   Context* find(int id) const;
+  /// Every managed context (callers hold the engine lock).
+  const std::unordered_map<int, Context*>& all() const { return by_id_; }
 
  private:
   void add(MPI_Comm comm, int id);
   static int delete_attr(MPI_Comm comm, int keyval, void* value, void* extra);
 
   FairLock* lock_ = nullptr;
+  std::function<void(Context&)> on_free_;
   int keyval_ = MPI_KEYVAL_INVALID;
   std::optional<ContextIds> ids_;  ///< this process's id sequence (set by start())
   MPI_Group world_group_ = MPI_GROUP_NULL;

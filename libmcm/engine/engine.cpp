@@ -49,7 +49,7 @@ void Engine::start(const mcm::Layout& layout, std::size_t chunk_bytes, bool adap
   reporting_ = layout.local_daemon >= 0;
   last_progress_end_ = gap_start_ = gap_end_ = in_mpi_until_ = started_at_ = mcm::wall_seconds();
   received_ = ReceiveTally(layout.world_size);
-  contexts_.start(layout.role_comm, mutex_);
+  contexts_.start(layout.role_comm, mutex_, [this](Context& c) { on_context_freed(c); });
   hook_installed_ = progress_hook::install(*this);
   native_collectives_ = adaptive_ && hook_installed_;
   PMPI_Comm_dup(MPI_COMM_SELF, &self_);
@@ -67,9 +67,9 @@ void Engine::stop() {
       std::fprintf(stderr,
                    "libmcm: warning: world rank %d has waited %lld s in MPI_Finalize for %d of "
                    "its sends (%zu frames) to be received; their receivers have not taken "
-                   "them yet (liveness.stall_warning_s)\n",
+                   "them yet (liveness.stall_warning_s); %s\n",
                    layout_->world_rank, static_cast<long long>(stall_warning_.count()), detached_,
-                   frames_.in_flight());
+                   frames_.in_flight(), describe_waits().c_str());
     }
   }
   report_gaps();
@@ -89,6 +89,16 @@ void Engine::stop() {
   PMPI_Comm_free(&self_);
 }
 
+void Engine::on_context_freed(Context& c) {
+  for (PeerSendState& p : c.send_state) {
+    if (p.route.flushing()) progress_hook::flush_end();  // its ACK has no one to find
+    if (p.route.framing()) --framing_;
+    // Held sends leave as frames, after the flush: as when the pair is detoured again
+    // (frames.h rule 11). Natively they would need the communicator that is going away.
+    if (!p.held.empty() && active_) release_held(c, p, /*as_frames=*/true);
+  }
+}
+
 void Engine::report_gaps() const {
   for (const auto& gap : matcher_.gaps()) {
     if (gap.missing_natives > 0) {
@@ -106,6 +116,43 @@ void Engine::report_gaps() const {
                  layout_->world_rank, gap.waiting, gap.sender, gap.context,
                  static_cast<unsigned long long>(gap.missing_seq));
   }
+}
+
+std::string Engine::describe_waits() const {
+  std::string text;
+  const auto add = [&](const std::string& part) { text += (text.empty() ? "" : "; ") + part; };
+  for (const auto& [id, c] : contexts_.all())
+    for (std::size_t p = 0; p < c->send_state.size(); ++p) {
+      const PeerSendState& s = c->send_state[p];
+      if (!s.route.framing() && !s.route.flushing() && s.held.empty()) continue;
+      add("to world rank " + std::to_string(c->world_of_peer[p]) + " on context " +
+          std::to_string(id) + ": " +
+          (s.route.flushing() ? "flush " + std::to_string(s.route.flush_generation()) + " out, " +
+                                    std::to_string(s.held.size()) + " held for its ACK"
+                              : std::string("framing")) +
+          ", " + std::to_string(s.route.natives_before()) + " natives before");
+    }
+  for (std::uint64_t e : epochs_)
+    add("epoch open from world rank " + std::to_string(e >> 32) + " on context " +
+        std::to_string(e & 0xffffffffu));
+  for (const auto& gap : matcher_.gaps())
+    add(std::to_string(gap.waiting) + " message(s) from world rank " + std::to_string(gap.sender) +
+        " on context " + std::to_string(gap.context) +
+        (gap.missing_natives > 0
+             ? " wait for " + std::to_string(gap.missing_natives) + " of its natives"
+             : " wait for its message number " + std::to_string(gap.missing_seq)));
+  for (const Op* op : native_ops_)
+    if (op != nullptr && op->native == Op::Native::send)
+      add("a native send to rank " + std::to_string(op->peer) + " of context " +
+          std::to_string(op->context) + " (tag " + std::to_string(op->tag) + ") not complete");
+  for (const auto& [id, op] : awaiting_ack_)
+    add("a send to rank " + std::to_string(op->peer) + " of context " +
+        std::to_string(op->context) + " (tag " + std::to_string(op->tag) +
+        ") waits for its match ACK");
+  if (!released_.empty()) add(std::to_string(released_.size()) + " released, not yet matched");
+  if (detached_ > 0) add(std::to_string(detached_) + " detached send(s)");
+  if (frames_.in_flight() > 0) add(std::to_string(frames_.in_flight()) + " frame(s) in flight");
+  return text.empty() ? "the engine waits for nothing" : "the engine: " + text;
 }
 
 // ---- starting operations ---------------------------------------------------------------

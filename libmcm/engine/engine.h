@@ -27,6 +27,7 @@
 #include <mpi.h>
 
 #include <deque>
+#include <string>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -61,6 +62,8 @@ class Engine {
   void stop();
   /// liveness.stall_warning_s (MCM_STALL_WARNING_S, set by mcmrun); default 60 s.
   void set_stall_warning(std::chrono::seconds s) { stall_warning_ = s; }
+  std::chrono::seconds stall_warning() const { return stall_warning_; }
+  int world_rank() const { return layout_ == nullptr ? -1 : layout_->world_rank; }
   bool active() const { return active_; }
   /// Whether blocking collectives run as themselves, the engine driven from Open MPI's
   /// progress loop meanwhile (progress_hook.h): mode adaptive with the hook installed.
@@ -261,6 +264,17 @@ class Engine {
 
   /// stop(): says on stderr which senders' messages wait behind a gap.
   void report_gaps() const;
+  /// The communicator of `c` is being freed (ContextRegistry's on_free): its held sends
+  /// leave as frames, its peers stop counting as framing or flushing.
+  void on_context_freed(Context& c);
+
+ public:
+  /// What this rank's engine waits for, for a stall warning (under the lock): sends held
+  /// for a flush and peers in an epoch (sender side), open epochs and messages behind a
+  /// gap (receiver side), detached sends and frames in flight. "" when nothing waits.
+  std::string describe_waits() const;
+
+ private:
   bool active_ = false;
   std::chrono::seconds stall_warning_{60};
   bool adaptive_ = false;

@@ -5,10 +5,12 @@
 // for null and inactive requests hold. Every waiting loop drives the engine.
 #include <mpi.h>
 
+#include <cstdio>
 #include <vector>
 
 #include "engine/progress_hook.h"
 #include "engine/status.h"
+#include "mcm/clock.h"
 #include "record/pattern_recorder.h"
 #include "wrappers/wrapper_support.h"
 
@@ -179,14 +181,26 @@ namespace {
 
 /// The wait loop of an engine operation: `finished(error)` under the engine lock says
 /// whether it completed (and its error); meanwhile the engine is driven, blocking in MPI
-/// when it may (Engine::blocking()), else polling and sleeping on the doorbell.
+/// when it may (Engine::blocking()), else polling and sleeping on the doorbell. A wait
+/// longer than liveness.stall_warning_s says once on stderr what the engine waits for.
 template <class Finished>
 int wait_engine(MPI_Comm comm, Finished finished) {
+  const double started = mcm::wall_seconds();
+  bool warned = false;
   for (Backoff backoff;;) {
     {
       Lock lock(process_engine().lock());
       int error = MPI_SUCCESS;
       if (finished(&error, &comm)) return raise(comm, error);
+      const auto stall = process_engine().stall_warning();
+      if (!warned && mcm::wall_seconds() - started > static_cast<double>(stall.count())) {
+        warned = true;
+        std::fprintf(stderr,
+                     "libmcm: warning: world rank %d has waited %lld s in an MPI call for a "
+                     "message or a completion (liveness.stall_warning_s); %s\n",
+                     process_engine().world_rank(), static_cast<long long>(stall.count()),
+                     process_engine().describe_waits().c_str());
+      }
       if (process_engine().blocking()) {
         process_engine().block();
         continue;

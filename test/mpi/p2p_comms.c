@@ -8,9 +8,41 @@
  * local rank i sends to remote rank i % remote size, receives with
  * MPI_ANY_SOURCE / MPI_ANY_TAG, and status.MPI_SOURCE must be the REMOTE
  * rank; Intercomm_merge (odd half high) ring; MPI_COMM_SELF Isend to itself
- * then Recv. Every received value encodes the world rank of its sender and
- * is checked. Rank 0 prints gathered results. */
+ * then Recv; a dup freed by its sender right after its last send, while the
+ * receiver sleeps (under flipping routes, sends held for a flush when the
+ * communicator is freed must still arrive, in order). Every received value
+ * encodes the world rank of its sender and is checked. Rank 0 prints
+ * gathered results. */
+#include <unistd.h>
+
 #include "mcmt.h"
+
+/* Even rank -> the next odd rank on a fresh dup, 300 messages 1 ms apart while
+ * the receiver sleeps 0.4 s; the sender frees the dup at once. Returns, at the
+ * receiver, the count of messages that arrived in order with their values. */
+static int freed_at_once(void) {
+  const int count = 300;
+  int rank, size, i, v, in_order = 0;
+  MPI_Comm tmp;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm_dup(MPI_COMM_WORLD, &tmp);
+  if (rank % 2 == 0 && rank + 1 < size) {
+    for (i = 0; i < count; i++) {
+      v = rank * 100000 + i;
+      MPI_Send(&v, 1, MPI_INT, rank + 1, 5, tmp);
+      usleep(1000);
+    }
+  } else if (rank % 2 == 1) {
+    usleep(400000);
+    for (i = 0; i < count; i++) {
+      MPI_Recv(&v, 1, MPI_INT, rank - 1, 5, tmp, MPI_STATUS_IGNORE);
+      if (v == (rank - 1) * 100000 + i) in_order++;
+    }
+  }
+  MPI_Comm_free(&tmp);
+  return in_order;
+}
 
 /* Ring on comm: send my world rank right, receive from left (ANY_SOURCE);
  * returns the world rank received, or -1 on a wrong status. */
@@ -178,6 +210,12 @@ int main(int argc, char** argv) {
   MPI_Wait(&rq, MPI_STATUS_IGNORE);
   CHECK(got == 1000 + rank && st.MPI_SOURCE == 0 && st.MPI_TAG == 8, "self %d", got);
   mcmt_out_gathered("comm_self message", got);
+
+  for (r = 0; r < 3; r++) {
+    got = freed_at_once();
+    CHECK(rank % 2 == 0 || got == 300, "freed at once, round %d: %d of 300 in order", r, got);
+    mcmt_out_gathered("dup freed by its sender at once: messages in order", got);
+  }
 
   MPI_Comm_free(&dup);
   MPI_Comm_free(&split);

@@ -84,7 +84,10 @@
 //     (`msg_id`: the flush's generation); then it sends them natively, in order. No
 //     frame follows a flush (frames and natives travel on different communicators,
 //     which MPI does not order), unless the pair is detoured again first: then the held
-//     messages leave as frames, at once, and open a new epoch. Natives therefore never
+//     messages leave as frames, at once, and open a new epoch; so do they when the
+//     application frees the communicator while they are held (MPI: pending operations
+//     of a freed communicator complete; a native send would need the communicator, and
+//     the kFlushAck then finds no one). Natives therefore never
 //     overtake a framed message of the same sender and communicator, nor frames a
 //     native.
 #pragma once
