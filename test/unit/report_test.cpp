@@ -78,6 +78,23 @@ std::string daemon_file(const std::string& run, const std::string& me,
   return out;
 }
 
+/// A daemon's path samples: `seconds` seconds of its direct path to `to` in the high zone.
+std::vector<std::string> high_zone_seconds(const std::string& to, int seconds) {
+  std::vector<std::string> lines;
+  for (int t = 0; t < seconds; ++t)
+    lines.push_back(json{
+        {"record", "path_sample"},
+        {"t", 1001.0 + t},
+        {"to", to},
+        {"via", nullptr},
+        {"observations", 5},
+        {"latency_us", 9000},
+        {"base_us", 300},
+        {"zone",
+         "high"}}.dump());
+  return lines;
+}
+
 /// 4 ranks on 4 VMs in a ring; rank `slow` computes `factor` times longer and its
 /// receivers wait for it.
 void write_ring(const TempDir& dir, int slow, double factor) {
@@ -139,17 +156,7 @@ TEST_CASE("report: waits on a congested path are a network finding, not the appl
   const TempDir dir;
   const std::vector<std::string> vms = {"vm1", "vm2", "vm3", "vm4"};
   write_ring(dir, 1, 1.0);  // rank 1 computes like the others: its receivers still wait
-  std::vector<std::string> congested;
-  for (int t = 0; t < 6; ++t)
-    congested.push_back(json{
-        {"record", "path_sample"},
-        {"t", 1001.0 + t},
-        {"to", "vm3"},
-        {"via", nullptr},
-        {"observations", 5},
-        {"latency_us", 9000},
-        {"base_us", 300},
-        {"zone", "high"}}.dump());
+  std::vector<std::string> congested = high_zone_seconds("vm3", 6);
   congested.push_back(json{
       {"record", "path_change"},
       {"t", 1003.0},
@@ -179,17 +186,7 @@ TEST_CASE("report: waits on a congested path do not make its sender a late sende
   const std::vector<std::string> vms = {"vm1", "vm2", "vm3", "vm4"};
   write_ring(dir, 1, 2.0);
   dir.write("rank-0.jsonl", rank_file("run-A", 0, 4, 0, 3.0, {0, 1e6, 0, 1e6}, {0, 0.01, 0, 0.01}));
-  std::vector<std::string> congested;
-  for (int t = 0; t < 6; ++t)
-    congested.push_back(json{
-        {"record", "path_sample"},
-        {"t", 1001.0 + t},
-        {"to", "vm3"},
-        {"via", nullptr},
-        {"observations", 5},
-        {"latency_us", 9000},
-        {"base_us", 300},
-        {"zone", "high"}}.dump());
+  std::vector<std::string> congested = high_zone_seconds("vm3", 6);
   dir.write("mcmd-vm2.jsonl", daemon_file("run-A", "vm2", vms, congested));
   const auto findings = find_problems(read_run(dir.path));
   REQUIRE(findings.size() == 1);
