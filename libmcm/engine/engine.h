@@ -64,6 +64,11 @@ class Engine {
   void set_stall_warning(std::chrono::seconds s) { stall_warning_ = s; }
   std::chrono::seconds stall_warning() const { return stall_warning_; }
   int world_rank() const { return layout_ == nullptr ? -1 : layout_->world_rank; }
+  /// What this rank's engine waits for, one line for a stall warning (under the lock):
+  /// peers framed to or flushing, with their held sends (sender side); open epochs and
+  /// messages behind a gap (receiver side); native sends not complete, sends waiting for
+  /// their match ACK, detached sends, frames in flight.
+  std::string describe_waits() const;
   bool active() const { return active_; }
   /// Whether blocking collectives run as themselves, the engine driven from Open MPI's
   /// progress loop meanwhile (progress_hook.h): mode adaptive with the hook installed.
@@ -268,13 +273,6 @@ class Engine {
   /// leave as frames, its peers stop counting as framing or flushing.
   void on_context_freed(Context& c);
 
- public:
-  /// What this rank's engine waits for, for a stall warning (under the lock): sends held
-  /// for a flush and peers in an epoch (sender side), open epochs and messages behind a
-  /// gap (receiver side), detached sends and frames in flight. "" when nothing waits.
-  std::string describe_waits() const;
-
- private:
   bool active_ = false;
   std::chrono::seconds stall_warning_{60};
   bool adaptive_ = false;
