@@ -4,6 +4,7 @@
 #include "engine/engine.h"
 
 #include <cstring>
+#include <iterator>
 
 #include "engine/progress_hook.h"
 #include "engine/status.h"
@@ -90,6 +91,11 @@ void Engine::stop() {
 }
 
 void Engine::on_context_freed(Context& c) {
+  // Epochs of senders on it end here: no receive can be posted on it any more, and an
+  // open epoch keeps this rank polling instead of blocking in MPI (Engine::blocking()).
+  for (auto it = epochs_.begin(); it != epochs_.end();)
+    it = static_cast<std::uint32_t>(*it) == static_cast<std::uint32_t>(c.id) ? epochs_.erase(it)
+                                                                             : std::next(it);
   for (PeerSendState& p : c.send_state) {
     if (p.route.flushing()) progress_hook::flush_end();  // its ACK has no one to find
     if (p.route.framing()) --framing_;
