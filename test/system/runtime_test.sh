@@ -82,6 +82,13 @@ stream_episode() {
   wait $job
   status=$?
 }
+# show_if_failed STATUS OUTPUT: a job that did not end well shows what it printed last
+# (status 124: the timeout; the ranks' stall warnings say what their engines waited for).
+show_if_failed() {
+  [ "$1" = 0 ] && return
+  echo "     exit status $1; the job's last lines:"
+  grep -v "flip_routes_ms\|^mcmrun: note" "$2" | tail -8 | sed 's/^/     | /'
+}
 # most_switches LOG_DIR [UNTIL]: the most switches any one pair made, over the daemons'
 # logs (up to the log time stamp UNTIL, if given).
 most_switches() {
@@ -106,6 +113,7 @@ for run in adaptive relay adaptive-ips; do
   log="$logs/mcmd-vm0.log"
   check "[$run] stream_app exits 0, all payloads check ($(grep stream: "$work/stream-$run.out"))" \
     [ $status = 0 ]
+  show_if_failed "$status" "$work/stream-$run.out"
   switches=$(grep -c "runtime: switch vm1 -> vm2: direct -> via" "$log")
   returns=$(grep -c "runtime: return vm1 -> vm2: via .* -> direct" "$log")
   check "[$run] vm1 -> vm2 switched to a detour exactly once ($switches)" [ "$switches" = 1 ]
@@ -200,6 +208,7 @@ for run in two-links uplink; do
   log="$logs/mcmd-vm0.log"
   check "[$run] stream_app exits 0, all payloads check ($(grep stream: "$work/stream-$run.out"))" \
     [ $status = 0 ]
+  show_if_failed "$status" "$work/stream-$run.out"
   if [ $run = two-links ]; then
     decisions=$(awk -v c="$cleared_stamp" '$1 <= c' "$log" | grep -E "runtime: (switch|return) vm1 -> vm2")
     moves=$(grep -c . <<<"$decisions")
