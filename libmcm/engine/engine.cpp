@@ -94,8 +94,7 @@ void Engine::on_context_freed(Context& c) {
   // Epochs of senders on it end here: no receive can be posted on it any more, and an
   // open epoch keeps this rank polling instead of blocking in MPI (Engine::blocking()).
   for (auto it = epochs_.begin(); it != epochs_.end();)
-    it = static_cast<std::uint32_t>(*it) == static_cast<std::uint32_t>(c.id) ? epochs_.erase(it)
-                                                                             : std::next(it);
+    it = epoch_context(*it) == c.id ? epochs_.erase(it) : std::next(it);
   for (PeerSendState& p : c.send_state) {
     if (p.route.flushing()) progress_hook::flush_end();  // its ACK has no one to find
     if (p.route.framing()) --framing_;
@@ -139,8 +138,8 @@ std::string Engine::describe_waits() const {
           ", " + std::to_string(s.route.natives_before()) + " natives before");
     }
   for (std::uint64_t e : epochs_)
-    add("epoch open from world rank " + std::to_string(e >> 32) + " on context " +
-        std::to_string(e & 0xffffffffu));
+    add("epoch open from world rank " + std::to_string(epoch_sender(e)) + " on context " +
+        std::to_string(epoch_context(e)));
   for (const auto& gap : matcher_.gaps())
     add(std::to_string(gap.waiting) + " message(s) from world rank " + std::to_string(gap.sender) +
         " on context " + std::to_string(gap.context) +

@@ -301,7 +301,13 @@ class Engine {
   std::vector<std::pair<Op*, std::pair<MPI_Status, int>>> natives_done_;
   std::vector<int> done_indices_;
   std::vector<MPI_Status> done_statuses_;
-  std::unordered_set<std::uint64_t> epochs_;  ///< (sender world rank << 32 | context)
+  std::unordered_set<std::uint64_t> epochs_;  ///< epoch_key(sender world rank, context)
+  static std::uint64_t epoch_key(int sender, int context) {
+    return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(sender)) << 32) |
+           static_cast<std::uint32_t>(context);
+  }
+  static int epoch_sender(std::uint64_t key) { return static_cast<int>(key >> 32); }
+  static int epoch_context(std::uint64_t key) { return static_cast<int>(key & 0xffffffffu); }
   /// Frames released by native_matched(), not matched yet (match_released()).
   std::deque<std::pair<Message*, Arrival>> released_;
   int framing_ = 0;  ///< peers this rank sends frames to (PeerSendState::framing)

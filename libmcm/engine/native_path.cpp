@@ -20,11 +20,6 @@ bool copied(const Op& op, std::size_t bytes) {
          (op.mode != SendMode::synchronous && bytes <= protocol::kHeldCopyBytes);
 }
 
-std::uint64_t epoch_key(int sender, int context) {
-  return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(sender)) << 32) |
-         static_cast<std::uint32_t>(context);
-}
-
 /// Open MPI fills MPI_ERROR only with MPI_ERR_IN_STATUS.
 int error_of(int rc, const MPI_Status& status) {
   return rc == MPI_ERR_IN_STATUS ? status.MPI_ERROR : rc;

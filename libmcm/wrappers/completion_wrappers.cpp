@@ -179,28 +179,36 @@ namespace mcm::shim {
 
 namespace {
 
+/// A wait that began at *started (0: now, which it records) and has lasted longer than
+/// liveness.stall_warning_s: says so on stderr with what the engine waits for, and returns
+/// true (once per wait). Under the engine lock.
+bool warn_if_stalled(double* started) {
+  const double now = mcm::wall_seconds();
+  if (*started == 0) *started = now;
+  const auto stall = process_engine().stall_warning();
+  if (now - *started <= static_cast<double>(stall.count())) return false;
+  std::fprintf(stderr,
+               "libmcm: warning: world rank %d has waited %lld s in an MPI call for a message or "
+               "a completion (liveness.stall_warning_s); %s\n",
+               process_engine().world_rank(), static_cast<long long>(stall.count()),
+               process_engine().describe_waits().c_str());
+  return true;
+}
+
 /// The wait loop of an engine operation: `finished(error)` under the engine lock says
 /// whether it completed (and its error); meanwhile the engine is driven, blocking in MPI
 /// when it may (Engine::blocking()), else polling and sleeping on the doorbell. A wait
 /// longer than liveness.stall_warning_s says once on stderr what the engine waits for.
 template <class Finished>
 int wait_engine(MPI_Comm comm, Finished finished) {
-  const double started = mcm::wall_seconds();
+  double started = 0;  // the clock is read only once the operation did not finish at once
   bool warned = false;
   for (Backoff backoff;;) {
     {
       Lock lock(process_engine().lock());
       int error = MPI_SUCCESS;
       if (finished(&error, &comm)) return raise(comm, error);
-      const auto stall = process_engine().stall_warning();
-      if (!warned && mcm::wall_seconds() - started > static_cast<double>(stall.count())) {
-        warned = true;
-        std::fprintf(stderr,
-                     "libmcm: warning: world rank %d has waited %lld s in an MPI call for a "
-                     "message or a completion (liveness.stall_warning_s); %s\n",
-                     process_engine().world_rank(), static_cast<long long>(stall.count()),
-                     process_engine().describe_waits().c_str());
-      }
+      if (!warned) warned = warn_if_stalled(&started);
       if (process_engine().blocking()) {
         process_engine().block();
         continue;
