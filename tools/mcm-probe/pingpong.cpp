@@ -59,7 +59,7 @@ double estimate_offset(MPI_Comm comm, int peer, int pings) {
 }
 
 DirectionResult measure_direction(MPI_Comm comm, int peer, const std::vector<long long>& sizes,
-                                  const Repetitions& reps, double offset) {
+                                  const Repetitions& reps, double offset, long long halved_up_to) {
   long long largest = 0;
   for (long long s : sizes) largest = std::max(largest, s);
   const std::vector<char> buffer(static_cast<std::size_t>(std::max(1LL, largest)), 'p');
@@ -67,11 +67,14 @@ DirectionResult measure_direction(MPI_Comm comm, int peer, const std::vector<lon
   for (long long size : sizes) {
     const int bytes = static_cast<int>(size);
     trip(comm, peer, buffer, bytes);  // page faults and rendezvous set-up are not the path's
+    const bool round_trip = size <= halved_up_to;
     std::vector<double> one_way;
     const double start = MPI_Wtime();
     for (;;) {
       const Trip t = trip(comm, peer, buffer, bytes);
-      one_way.push_back(std::max(0.0, t.arrived - offset - t.sent) * 1e6);
+      const double seconds =
+          round_trip ? (t.back - t.sent) / 2 : std::max(0.0, t.arrived - offset - t.sent);
+      one_way.push_back(seconds * 1e6);
       const int n = static_cast<int>(one_way.size());
       const double elapsed = t.back - start;
       if (n >= reps.max_reps || (n >= reps.min_reps && elapsed >= reps.target_seconds) ||

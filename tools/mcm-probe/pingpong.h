@@ -9,6 +9,14 @@
 // round trip, assuming its two halves equal. Estimate it while the paths are quiet (the
 // worker does so before each flood) and use it for the next second or so: clocks drift.
 //
+// Small sizes on the clean cluster (up to kRoundTripMaxBytes) are timed as half the round
+// trip instead: their
+// one-way time (10-50 µs on a virtual network) is no larger than the offset's error (up to
+// half the shortest round trip, with opposite signs on the two paths of a pair), which
+// read 4.6 µs one way and 23.6 µs the other for one 13.3 µs half round trip. A ping of
+// that size and its 8-byte pong cost the same on the way there and back unless a link is
+// congested, and the probe measures the clean cluster.
+//
 // Protocol on `comm` between the two ranks: pings carry kPing (any size), pongs kPong (one
 // double), one empty kStop ends the echo loop. The echo side needs no schedule.
 #pragma once
@@ -44,10 +52,15 @@ struct DirectionResult {
 /// ends the echo with kStop.
 double estimate_offset(MPI_Comm comm, int peer, int pings = 256);
 
+/// The clean cluster's sizes up to this are timed as half the round trip (see the header).
+inline constexpr long long kRoundTripMaxBytes = 1 << 10;
+
 /// The sender's side: measures every size of `sizes` to `peer`, whose clock is `offset`
-/// seconds ahead of ours; ends the echo with kStop.
+/// seconds ahead of ours; sizes up to `halved_up_to` as half the round trip (0: none, e.g.
+/// under a flood, whose direction matters); ends the echo with kStop.
 DirectionResult measure_direction(MPI_Comm comm, int peer, const std::vector<long long>& sizes,
-                                  const Repetitions& reps, double offset);
+                                  const Repetitions& reps, double offset,
+                                  long long halved_up_to = 0);
 
 /// The echo side: answers pings from `peer` until its kStop; `max_size` is the largest
 /// size the sender will send.

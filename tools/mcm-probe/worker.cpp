@@ -2,6 +2,7 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -114,8 +115,10 @@ class Worker {
       take_turns(partner, 1, [&] { offsets_[partner] = estimate_offset(comm_, partner); });
   }
 
-  /// One round of one-way timings at `sizes` by every pair of it (after sync_round);
-  /// rows at rank 0, with medians, or lower quartiles when `low`.
+  /// One round of timings at `sizes` by every pair of it (after sync_round); rows at
+  /// rank 0, with medians, sizes below the reference and up to kRoundTripMaxBytes as half
+  /// round trips (pingpong.h); or, when `low` (under a flood), lower quartiles, every size
+  /// one way. The reference size is timed one way in both, which inject() compares.
   Rows run_round(int r, const std::vector<long long>& sizes, const Repetitions& reps,
                  bool low = false) {
     const int partner = partner_in(rounds_[r], me_);
@@ -124,8 +127,10 @@ class Worker {
     row[0] = partner;
     if (partner >= 0) {
       DirectionResult mine;
-      take_turns(partner, sizes.back(),
-                 [&] { mine = measure_direction(comm_, partner, sizes, reps, offsets_[partner]); });
+      take_turns(partner, sizes.back(), [&] {
+        mine = measure_direction(comm_, partner, sizes, reps, offsets_[partner],
+                                 low ? 0 : std::min(kRoundTripMaxBytes, s_.reference_size - 1));
+      });
       for (std::size_t i = 0; i < k; ++i) {
         row[1 + i] = low ? mine.low_us[i] : mine.median_us[i];
         row[1 + k + i] = mine.spread_us[i];
