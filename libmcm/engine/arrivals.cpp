@@ -197,6 +197,13 @@ double Engine::arrival_now(bool* precise) const {
   return *precise ? now : gap_start_;
 }
 
+void Engine::note_receive(int source, double waited_s) {
+  if (!reporting_ || source < 0 || source >= layout_->world_size) return;
+  const int source_vm = layout_->vm_of_world_rank[static_cast<size_t>(source)];
+  if (source_vm == layout_->vm || source_vm < 0) return;
+  late_.add_receive(source_vm, waited_s, mcm::wall_seconds());
+}
+
 void Engine::report_if_late(const Op& op, const Message& m) {
   const protocol::Envelope& e = m.envelope;
   const int source_vm = layout_->vm_of_world_rank[static_cast<size_t>(e.source)];
@@ -226,7 +233,10 @@ void Engine::finish_receive(Op* op) {
   op->source = m->envelope.source_in_comm;
   op->status_tag = m->envelope.tag;
   op->message = nullptr;
-  if (m->t_arrival > 0) received_.add(m->envelope.source, sent, m->t_arrival - op->t_request);
+  if (m->t_arrival > 0) {
+    received_.add(m->envelope.source, sent, m->t_arrival - op->t_request);
+    note_receive(m->envelope.source, m->t_arrival - op->t_request);
+  }
   ++counters_.messages_received;
   counters_.bytes_received += sent;
   delete m;

@@ -74,7 +74,7 @@ void Engine::stop() {
     }
   }
   report_gaps();
-  late_.drain();
+  late_.drain(mcm::wall_seconds());
   // Backings of receives the application never completed (it would wait forever).
   for (MPI_Request& r : natives_) {
     PMPI_Cancel(&r);

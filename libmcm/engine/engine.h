@@ -262,6 +262,9 @@ class Engine {
   void note_arrival(Message* m, const protocol::Envelope& e);
   /// The ACK rule: reports `m` to its source VM's daemon when op waited for it.
   void report_if_late(const Op& op, const Message& m);
+  /// A message of world rank `source` received after a wait of `waited_s` (<= 0: none):
+  /// counted into the receive waits of its VM (runtime_messages.h rule 5).
+  void note_receive(int source, double waited_s);
   void maybe_finish_send(Op* op);
   void complete(Op* op);
   void send_ack(const protocol::Envelope& of);

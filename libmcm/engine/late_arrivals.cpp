@@ -10,6 +10,8 @@ void LateArrivals::start(const mcm::Layout& layout, const mcm::Doorbell& bell,
   transport_ = &transport;
   bell_ = &bell;
   batches_.assign(static_cast<size_t>(layout.daemon_count), Batch{});
+  waits_.assign(static_cast<size_t>(layout.daemon_count), protocol::ReceiveWaits{});
+  period_end_ = 0;
 }
 
 void LateArrivals::add(const protocol::LateArrival& record, double now) {
@@ -21,19 +23,52 @@ void LateArrivals::add(const protocol::LateArrival& record, double now) {
     send(record.source_vm);
 }
 
+void LateArrivals::add_receive(int source_vm, double waited_s, double now) {
+  if (source_vm < 0 || static_cast<size_t>(source_vm) >= waits_.size()) return;
+  if (period_end_ == 0) period_end_ = now + protocol::kWaitPeriod;
+  protocol::ReceiveWaits& w = waits_[static_cast<size_t>(source_vm)];
+  ++w.messages;
+  if (waited_s > 0) w.wait_s += waited_s;
+  // Here too, not only in poll(): a rank whose receives are natives completed inside MPI
+  // (Engine::block) reaches the engine's progress seldom, and its periods would last seconds.
+  if (now >= period_end_) {
+    send_waits(now);
+    complete();
+  }
+}
+
 void LateArrivals::send(int vm) {
   Batch& batch = batches_[static_cast<size_t>(vm)];
   if (batch.records.empty()) return;
-  auto buffer = std::make_unique<std::vector<protocol::LateArrival>>(std::move(batch.records));
+  auto buffer = std::make_shared<std::vector<protocol::LateArrival>>(std::move(batch.records));
   batch.records.clear();
   queued_ -= buffer->size();
   sent_ += buffer->size();
-  MPI_Request request;
   const int daemon = layout_->daemon_of_vm[static_cast<size_t>(vm)];
-  transport_->issend(buffer->data(),
-                     static_cast<int>(buffer->size() * sizeof(protocol::LateArrival)), daemon,
-                     protocol::kTagLateReports, layout_->private_comm, &request);
+  issend(buffer, buffer->data(), buffer->size() * sizeof(protocol::LateArrival), daemon,
+         protocol::kTagLateReports);
   bell_->ring(layout_->doorbell_of_world_rank[static_cast<size_t>(daemon)]);
+}
+
+void LateArrivals::send_waits(double now) {
+  for (std::size_t vm = 0; vm < waits_.size(); ++vm) {
+    protocol::ReceiveWaits& w = waits_[vm];
+    if (w.messages == 0) continue;
+    w.source_vm = static_cast<std::int32_t>(vm);
+    w.destination_vm = layout_->vm;
+    w.t_end = now;
+    auto buffer = std::make_shared<protocol::ReceiveWaits>(w);
+    w = protocol::ReceiveWaits{};
+    issend(buffer, buffer.get(), sizeof *buffer, layout_->daemon_of_vm[vm],
+           protocol::kTagReceiveWaits);
+  }
+  period_end_ = 0;  // the next period starts with its first message
+}
+
+void LateArrivals::issend(std::shared_ptr<const void> buffer, const void* data, std::size_t bytes,
+                          int daemon, int tag) {
+  MPI_Request request;
+  transport_->issend(data, static_cast<int>(bytes), daemon, tag, layout_->private_comm, &request);
   requests_.push_back(request);
   buffers_.push_back(std::move(buffer));
 }
@@ -55,11 +90,13 @@ void LateArrivals::poll(double now) {
     for (std::size_t vm = 0; vm < batches_.size(); ++vm)
       if (!batches_[vm].records.empty() && now - batches_[vm].oldest >= protocol::kLateReportDelay)
         send(static_cast<int>(vm));
+  if (period_end_ > 0 && now >= period_end_) send_waits(now);
   if (!requests_.empty()) complete();
 }
 
-void LateArrivals::drain() {
+void LateArrivals::drain(double now) {
   for (std::size_t vm = 0; vm < batches_.size(); ++vm) send(static_cast<int>(vm));
+  if (period_end_ > 0) send_waits(now);
   while (!requests_.empty()) {
     complete();
     if (!requests_.empty()) ::usleep(50);  // the daemons poll; do not take their CPU

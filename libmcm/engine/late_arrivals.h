@@ -1,12 +1,15 @@
-// The ACK rule on the receiving side (mcm/protocol/runtime_messages.h rule 1): reports of messages
-// the application waited for, batched per source VM and sent to that VM's daemon.
+// The reports a rank's receives send to the messages' source daemons: the ACK rule
+// (mcm/protocol/runtime_messages.h rule 1), reports of messages the application waited
+// for, batched per source VM; and the receive waits (rule 5), per source VM and period.
 //
-// add() queues one record; a batch leaves (issend, then a ring of the daemon's
-// doorbell: an idle daemon sleeps until something rings) when it holds kLateReportBatch records.
-// poll() sends batches whose oldest record is kLateReportDelay old and completes finished sends;
-// drain() sends everything and waits until every batch was matched by its daemon (before
-// the rank tells its daemon it finalizes: the daemons count every ACK). Not thread-safe:
-// the engine lock is held by callers.
+// add() queues one late report; a batch leaves (issend, then a ring of the daemon's
+// doorbell: an idle daemon sleeps until something rings) when it holds kLateReportBatch
+// records. add_receive() counts a received message and its wait into the period's
+// ReceiveWaits of its VM, and sends the period's waits (issend, no ring) once it has lasted
+// kWaitPeriod, as poll() does too. poll() sends batches whose oldest record is
+// kLateReportDelay old and completes finished sends; drain() sends everything and waits until every
+// message was matched by its daemon (before the rank tells its daemon it finalizes: the daemons
+// count every ACK). Not thread-safe: the engine lock is held by callers.
 #pragma once
 
 #include <mpi.h>
@@ -27,8 +30,11 @@ class LateArrivals {
   /// Every MPI call goes through `transport` (kept by reference).
   void start(const mcm::Layout& layout, const mcm::Doorbell& bell, Transport& transport);
   void add(const protocol::LateArrival& record, double now);
+  /// A message of `source_vm` (another VM's) received, as a frame or natively; the
+  /// application waited `waited_s` for it (<= 0: it was there first).
+  void add_receive(int source_vm, double waited_s, double now);
   void poll(double now);
-  void drain();
+  void drain(double now);
   std::uint64_t sent() const { return sent_; }
 
  private:
@@ -37,6 +43,10 @@ class LateArrivals {
     double oldest = 0;
   };
   void send(int vm);
+  void send_waits(double now);
+  /// Sends `bytes` of `buffer` (kept until matched) to `daemon` with `tag`.
+  void issend(std::shared_ptr<const void> buffer, const void* data, std::size_t bytes, int daemon,
+              int tag);
   void complete();
 
   const mcm::Layout* layout_ = nullptr;
@@ -44,8 +54,10 @@ class LateArrivals {
   Transport* transport_ = nullptr;
   std::vector<Batch> batches_;  ///< by source VM
   std::size_t queued_ = 0;
+  std::vector<protocol::ReceiveWaits> waits_;  ///< by source VM, this period's
+  double period_end_ = 0;                      ///< 0: no message counted yet
   std::vector<MPI_Request> requests_;
-  std::vector<std::unique_ptr<std::vector<protocol::LateArrival>>> buffers_;  ///< beside requests_
+  std::vector<std::shared_ptr<const void>> buffers_;  ///< beside requests_
   std::uint64_t sent_ = 0;
 };
 

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "mcm/protocol/runtime_messages.h"
+
 namespace mcm::daemon {
 namespace {
 
@@ -34,6 +36,15 @@ std::string DetourPayoff::Verdict::text() const {
     std::snprintf(probes, sizeof probes, "direct probes now %s, %.1fx what they were before it",
                   ms(probes_now_us).c_str(), growth);
   char text[400];
+  if (by_waits) {
+    std::snprintf(text, sizeof text,
+                  "the detour does not pay: its receivers waited %s per message on it against "
+                  "%s direct before the switch, while the direct path was congested (%s; "
+                  "%zu messages on it and %zu before); give-up #%d: no detour for %.0f s",
+                  ms(detour_us).c_str(), ms(before_us).c_str(), probes, on_detour, before, give_ups,
+                  hold_s);
+    return text;
+  }
   std::snprintf(text, sizeof text,
                 "the detour does not pay: %s per message on it against %s direct before the "
                 "switch (%s), at %lld bytes (medians of %zu messages on it and %zu before); "
@@ -60,7 +71,17 @@ void DetourPayoff::start(int destination, const PathRecord* direct, long long su
   for (auto& c : p.before) c.clear();
   for (auto& c : p.detour) c.clear();
   p.probes_before.clear();
+  p.waits_before_us = std::numeric_limits<double>::quiet_NaN();
+  p.waits_before_messages = 0;
+  p.congested_since = now;
   if (direct == nullptr) return;
+  // Congested since the trailing run of observations out of the low zone began, or for as
+  // long as there are waits when no observation was low (congested from the start).
+  const auto& h = direct->history();
+  auto run = h.rbegin();
+  for (; run != h.rend() && run->zone != Zone::low; ++run) p.congested_since = run->time;
+  if (run == h.rend() && h.size() < PathRecord::kHistory)
+    p.congested_since = -std::numeric_limits<double>::infinity();
   // The congested ones of the last kBeforeSeconds: those out of the low zone. The messages
   // before a sudden onset, or between a lone spike and the onset, say what the path cost
   // when it was healthy, not what the detour is to beat.
@@ -100,6 +121,25 @@ void DetourPayoff::add(int destination, double latency_us, double direct_base_us
     samples.pop_front();
 }
 
+void DetourPayoff::add_waits(int destination, double end, std::uint32_t messages, double wait_s) {
+  if (destination < 0 || destination >= vm_count_ || messages == 0) return;
+  std::deque<Waits>& w = pairs_[static_cast<size_t>(destination)].waits;
+  w.push_back({end, messages, std::max(0.0, wait_s)});
+  while (!w.empty() && (w.size() > kMaxSamples || end - w.front().end > kWaitsKept)) w.pop_front();
+}
+
+std::pair<double, std::size_t> DetourPayoff::mean_wait(const std::deque<Waits>& w, double from,
+                                                       double to) {
+  double wait_s = 0;
+  std::size_t messages = 0;
+  for (const Waits& p : w)
+    if (p.end >= from && p.end <= to) {
+      wait_s += p.wait_s;
+      messages += p.messages;
+    }
+  return {messages > 0 ? wait_s / static_cast<double>(messages) * 1e6 : 0.0, messages};
+}
+
 void DetourPayoff::detour_figures(const Pair& p, int c, double now, std::vector<double>& ratios,
                                   std::vector<double>& bases, std::vector<long long>& sizes) const {
   ratios.clear(), bases.clear(), sizes.clear();
@@ -127,9 +167,26 @@ std::optional<DetourPayoff::Verdict> DetourPayoff::judge(int destination, const 
     if (before.size() >= kMinMessages) break;
     before.clear();
   }
-  if (before.empty()) {  // nothing to compare with: kept (see the header)
-    p.not_paying_since = -1;
-    return std::nullopt;
+  Verdict v;
+  if (before.empty()) {
+    // The receivers' waits (see the header): the periods that ended between the first
+    // congested observation and the switch (they reach this daemon up to a period late, so
+    // they are read once the trial is on), against the detour's last return_after.
+    if (std::isnan(p.waits_before_us) && now - p.left_at >= 2 * protocol::kWaitPeriod) {
+      const auto [us, n] = mean_wait(p.waits, p.congested_since, p.left_at);
+      if (n >= kMinMessages) p.waits_before_us = us, p.waits_before_messages = n;
+    }
+    const auto [detour_us, on_detour] =
+        mean_wait(p.waits, std::max(p.since + protocol::kWaitPeriod, now - return_after_s_), now);
+    if (std::isnan(p.waits_before_us) || on_detour < kMinMessages) {
+      p.not_paying_since = -1;  // nothing to compare with: kept (see the header)
+      return std::nullopt;
+    }
+    v.by_waits = true;
+    v.detour_us = detour_us;
+    v.before_us = p.waits_before_us;
+    v.on_detour = on_detour;
+    v.before = p.waits_before_messages;
   }
   std::vector<double> probes, probes_us;  // small probes: ratios, and latencies for the log
   if (direct != nullptr)
@@ -140,13 +197,14 @@ std::optional<DetourPayoff::Verdict> DetourPayoff::judge(int destination, const 
         probes_us.push_back(o.latency_us);
       }
   std::vector<double> probes_before = p.probes_before;
-  Verdict v;
-  v.on_detour = ratios.size();
-  v.before = before.size();
-  const double scale = median(bases);  // the figures are given at the detour's typical size
-  v.bytes = median(sizes);
-  v.detour_us = median(ratios) * scale;
-  v.before_us = median(before) * scale;
+  if (!v.by_waits) {
+    v.on_detour = ratios.size();
+    v.before = before.size();
+    const double scale = median(bases);  // the figures are given at the detour's typical size
+    v.bytes = median(sizes);
+    v.detour_us = median(ratios) * scale;
+    v.before_us = median(before) * scale;
+  }
   if (probes.size() >= kMinProbes && probes_before.size() >= kMinProbes) {
     const double now_ratio = median(probes), before_ratio = median(probes_before);
     v.probes_now_us = median(probes_us);

@@ -22,16 +22,26 @@
 // it does not pay: one that says it pays starts that again (hysteresis, no flapping on a
 // noisy figure). After the k-th give-up (k = 1, 2, 3...) the pair searches no detour for
 // return_after x 4^k, at most 64x: each trial costs the application while it lasts.
-// Without a before figure (the pair left on probes before a message of its on the direct
-// path was timed; in mode adaptive the native direct path times none: the receiving shim
-// has no send time there) the detour is not judged and kept, as before issue 40.
+// Without a message's latency before the switch (in mode adaptive the native direct path
+// times none: the receiving shim has no send time there), the receivers' waits judge
+// instead (runtime_messages.h rule 5: per period, how many of this VM's messages a rank
+// received and how long it waited for them): the wait per message in the periods that
+// ended between the direct path's first congested observation (of its trailing run out of
+// the low zone; the first one at all when none was low: congested from the start) and the
+// switch, against the wait per message of the detour's last return_after, by the same
+// rule (and the same growth of the probes). A wait is what a late message costs the
+// application, whatever its size; a detour whose messages come later than the congested
+// path's did makes the receivers wait longer. Without either figure the detour is kept,
+// as before issue 40.
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <deque>
 #include <limits>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "runtime/path_record.h"
@@ -46,6 +56,9 @@ class DetourPayoff {
   static constexpr std::size_t kMinProbes = 3;
   /// The trial on a detour before it is judged, in units of return_after.
   static constexpr double kTrialHolds = 2.0;
+  /// Receive waits kept per pair (seconds): the congested periods before a switch and
+  /// the detour's are judged up to a trial after it.
+  static constexpr double kWaitsKept = 30.0;
 
   /// `min_gain`: the share (0..1) by which a detour's messages must be faster than the
   /// reference; `return_after_s`: RuntimeConfig::return_after_ms in seconds.
@@ -62,9 +75,16 @@ class DetourPayoff {
   /// direct path's base for its size.
   void add(int destination, double latency_us, double direct_base_us, long long bytes, double now);
 
+  /// What the destination's ranks waited for this VM's messages in one period (rule 5):
+  /// `messages` received, `wait_s` waited in all, the period ending at `end` (this
+  /// daemon's clock). Kept for every pair, detoured or not (the periods before a switch
+  /// are its reference).
+  void add_waits(int destination, double end, std::uint32_t messages, double wait_s);
+
   /// Why the pair returns, for the decision's reason.
   struct Verdict {
-    double detour_us = 0;  ///< per message on the detour (median), at `bytes`
+    bool by_waits = false;  ///< the figures are the receivers' waits per message (rule 5)
+    double detour_us = 0;   ///< per message on the detour (median, or mean wait), at `bytes`
     double before_us = std::numeric_limits<double>::quiet_NaN();      ///< on direct before
     double probes_now_us = std::numeric_limits<double>::quiet_NaN();  ///< small, median
     double growth = 1;          ///< the direct probes now / before the switch (>= 1)
@@ -89,10 +109,23 @@ class DetourPayoff {
     double base_us = 0;
     long long bytes = 0;
   };
+  struct Waits {
+    double end = 0;
+    std::uint32_t messages = 0;
+    double wait_s = 0;
+  };
+  /// Mean wait per message (µs) of the periods of `w` ending in [from, to], and how many
+  /// messages they hold.
+  static std::pair<double, std::size_t> mean_wait(const std::deque<Waits>& w, double from,
+                                                  double to);
   struct Pair {
     bool active = false;
-    double since = 0;    ///< switch (or move) time: the trial starts here
-    double left_at = 0;  ///< when it left the direct path: probes count from here
+    double since = 0;            ///< switch (or move) time: the trial starts here
+    double left_at = 0;          ///< when it left the direct path: probes count from here
+    double congested_since = 0;  ///< the direct path's trailing run out of the low zone
+    std::deque<Waits> waits;     ///< newest last, the last kWaitsKept seconds
+    double waits_before_us = std::numeric_limits<double>::quiet_NaN();  ///< once known
+    std::size_t waits_before_messages = 0;
     int suffered_class = 0;
     std::array<std::vector<double>, 2> before;  ///< message ratios, by size class
     std::vector<double> probes_before;          ///< small probes' ratios

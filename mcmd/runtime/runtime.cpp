@@ -337,6 +337,21 @@ void Runtime::observed(int destination, int via, std::size_t before) {
   timeline_.add(mcm::wall_seconds(), destination, via, o.latency_us, o.base_us, o.zone);
 }
 
+void Runtime::on_receive_waits(int from_vm, const std::vector<char>& bytes) {
+  const auto waits = protocol::read_receive_waits(bytes.data(), bytes.size(), layout_.daemon_count);
+  if (!waits) return refuse(from_vm, waits.error);
+  if (waits->source_vm != layout_.vm || waits->destination_vm != from_vm)
+    return refuse(from_vm, "receive waits of VM " + std::to_string(waits->source_vm) + " -> " +
+                               std::to_string(waits->destination_vm) + " sent to VM " +
+                               std::to_string(layout_.vm) + " by a rank of VM " +
+                               std::to_string(from_vm));
+  ++wait_reports_;
+  waited_messages_ += waits->messages;
+  waited_s_ += waits->wait_s;
+  selector_.receive_waits(from_vm, tracker_.to_mine(waits->t_end, from_vm), waits->messages,
+                          waits->wait_s);
+}
+
 void Runtime::on_late_reports(int from_vm, const std::vector<char>& bytes) {
   const auto reports =
       protocol::read_late_reports(bytes.data(), bytes.size(), layout_.daemon_count);
@@ -367,7 +382,8 @@ void Runtime::on_late_reports(int from_vm, const std::vector<char>& bytes) {
 }
 
 void Runtime::step(bool waiting) {
-  const int tags[] = {protocol::kTagLateReports, protocol::kTagProbe, protocol::kTagProbeReply};
+  const int tags[] = {protocol::kTagLateReports, protocol::kTagReceiveWaits, protocol::kTagProbe,
+                      protocol::kTagProbeReply};
   for (int tag : tags) {
     if (!waiting) break;  // the relay's probe of every tag found nothing
     for (;;) {
@@ -381,6 +397,8 @@ void Runtime::step(bool waiting) {
       const int from_vm = layout_.vm_of_world_rank[static_cast<size_t>(from)];
       if (tag == protocol::kTagLateReports) {
         on_late_reports(from_vm, scratch_);
+      } else if (tag == protocol::kTagReceiveWaits) {
+        on_receive_waits(from_vm, scratch_);
       } else if (tag == protocol::kTagProbe) {
         const auto probe = protocol::read_probe(scratch_.data(), scratch_.size());
         if (probe)
@@ -521,6 +539,11 @@ void Runtime::log_summary() const {
       "time){}{}; probes sent {}, answered {}, replies {}; switches {}, returns {}",
       acks_, ack_batches_, imprecise_acks_, from.empty() ? "" : "; from:", from, probes_sent_,
       probes_answered_, replies_, selector_.switches(), selector_.returns());
+  if (wait_reports_ > 0)
+    log_->info(
+        "runtime: receive waits: {} reports of the other VMs' ranks, for {} of this VM's "
+        "messages, {:.3f} s waited in all",
+        wait_reports_, waited_messages_, waited_s_);
   if (refused_ > 0) log_->error("runtime: {} malformed messages ignored", refused_);
   if (probes_answered_ > 0)
     log_->info(

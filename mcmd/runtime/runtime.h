@@ -121,6 +121,8 @@ class Runtime {
   void judge(const RoundProbe& probe);
   /// A batch of late reports (the thesis's ACKs) from a rank of VM `from_vm`.
   void on_late_reports(int from_vm, const std::vector<char>& bytes);
+  /// One period's receive waits (runtime_messages.h rule 5) from a rank of VM `from_vm`.
+  void on_receive_waits(int from_vm, const std::vector<char>& bytes);
   /// A message the codec refused: logged and counted, not used.
   void refuse(int from_vm, const std::string& why);
   void apply(const Decision& decision);
@@ -179,6 +181,8 @@ class Runtime {
   std::vector<Ring> rung_probes_;
   // Counters for the summary.
   std::uint64_t acks_ = 0, imprecise_acks_ = 0, ack_batches_ = 0;
+  std::uint64_t wait_reports_ = 0, waited_messages_ = 0;  ///< rule 5's, and what they count
+  double waited_s_ = 0;
   std::uint64_t refused_ = 0;  ///< messages the codec refused
   std::uint64_t probes_sent_ = 0, probes_answered_ = 0, replies_ = 0;
   /// Probes stamped by their ring, and how long after their arrival this daemon read them.

@@ -1,7 +1,7 @@
 // A fuzz driver for every decoder of the protocol's codec (mcm/protocol/codec.h): random
 // bytes, and valid messages mutated (bytes flipped, cut short, lengthened, fields set to
-// extremes), through read_envelope, read_late_reports, read_probe, read_probe_reply,
-// read_heartbeat and read_job_map (the start-up records).
+// extremes), through read_envelope, read_late_reports, read_receive_waits, read_probe,
+// read_probe_reply, read_heartbeat and read_job_map (the start-up records).
 // Built with AddressSanitizer and UndefinedBehaviorSanitizer (test/fuzz/CMakeLists.txt),
 // so a read past the bytes or an overflow ends the run with the sanitizer's report. Every
 // accepted message must also satisfy what the decoder promises (sizes agree, chunks lie
@@ -11,6 +11,7 @@
 // Usage: mcm_codec_fuzz [CASES] [SEED]   (default 1000000 cases, seed 1)
 // Prints the cases run, how many were accepted, and the time; exits 1 on a broken promise.
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -225,6 +226,31 @@ void heartbeat_case(std::uint64_t n) {
     broken("accepted a heartbeat that breaks its rules", n);
 }
 
+void receive_waits_case(std::uint64_t n) {
+  const int vms = 2 + static_cast<int>(below(7));
+  ReceiveWaits w;
+  w.source_vm = static_cast<std::int32_t>(below(static_cast<std::uint64_t>(vms)));
+  w.destination_vm = (w.source_vm + 1 + static_cast<std::int32_t>(below(vms - 1))) % vms;
+  w.messages = static_cast<std::uint32_t>(rng());
+  w.wait_s = static_cast<double>(below(1000)) / 100;
+  std::vector<char> bytes(sizeof w);
+  std::memcpy(bytes.data(), &w, sizeof w);
+  if (below(4) == 0) {
+    const auto read = read_receive_waits(bytes.data(), bytes.size(), vms);
+    if (!read || read->messages != w.messages || read->wait_s != w.wait_s)
+      broken("valid receive waits did not read back", n);
+    return;
+  }
+  const auto in = garbled(std::move(bytes), 100);
+  const auto read = read_receive_waits(in.data(), in.size(), vms);
+  if (!read) return;
+  if (in.size() != sizeof(ReceiveWaits) || read->source_vm < 0 || read->source_vm >= vms ||
+      read->destination_vm < 0 || read->destination_vm >= vms ||
+      read->source_vm == read->destination_vm || !(read->wait_s >= 0) || std::isinf(read->wait_s) ||
+      read->reserved != 0)
+    broken("accepted receive waits that break their rules", n);
+}
+
 void job_map_case(std::uint64_t n) {
   // A valid job: daemons of VMs 0..d-1, then ranks on them; then perhaps garbled.
   const int daemons = static_cast<int>(below(5));
@@ -268,7 +294,7 @@ int main(int argc, char** argv) {
   rng.seed(seed);
   const auto start = std::chrono::steady_clock::now();
   for (std::uint64_t n = 0; n < cases; ++n) {
-    switch (n % 6) {
+    switch (n % 7) {
       case 0:
         envelope_case(n);
         break;
@@ -284,6 +310,9 @@ int main(int argc, char** argv) {
       case 4:
         heartbeat_case(n);
         break;
+      case 5:
+        receive_waits_case(n);
+        break;
       default:
         job_map_case(n);
         break;
@@ -292,7 +321,7 @@ int main(int argc, char** argv) {
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::printf(
-      "mcm_codec_fuzz: %llu cases (seed %llu) through 6 decoders in %.1f s: %d broken promises\n",
+      "mcm_codec_fuzz: %llu cases (seed %llu) through 7 decoders in %.1f s: %d broken promises\n",
       (unsigned long long)cases, (unsigned long long)seed, seconds, failures);
   return failures == 0 ? 0 : 1;
 }

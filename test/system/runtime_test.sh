@@ -23,7 +23,8 @@
 #    (all 40 waited for: 40 late messages, 40 ACKs), in mode
 #    adaptive through a static detour (healthy pairs send natively, untimed); the
 #    receiving shim's late_messages, the ACK records it sent, and the ACKs the source
-#    daemon received agree exactly;
+#    daemon received agree exactly; the receive waits (rule 5) reach the source daemon
+#    for every message, with at least the slow sender's 40 x 20 ms of waiting;
 #  * order across switches: stress_p2p (8 ranks) in mode adaptive while congestion of
 #    vm1 -> vm2 is switched on and off every second (return_after_ms 300 and
 #    min_excess_us 1000, so that pairs move back and forth many times): zero lost,
@@ -246,9 +247,18 @@ for mode in adaptive relay; do
     sent=$(rank_counters path_acks_sent "$logs/rank-1.jsonl" | awk '$1 == 1 { print $2 }')
     received=$(grep -oE "ACKs received: [0-9]+" "$logs/mcmd-vm0.log" | grep -oE "[0-9]+$")
     check "[$mode, $how] late_app exits 0 ($(grep late_app: "$work/late.out"))" [ $status = 0 ]
+    # The receive waits (runtime_messages.h rule 5): vm2's rank reports every message of
+    # vm1's, late or not, and the time it waited for them.
+    waits=$(grep -oE "receive waits: .* s waited in all" "$logs/mcmd-vm0.log")
+    counted=$(grep -oE "for [0-9]+ of this VM" <<<"$waits" | grep -oE "[0-9]+")
+    waited=$(grep -oE "[0-9.]+ s waited" <<<"$waits" | grep -oE "^[0-9.]+")
+    check "[$mode, $how] vm1's daemon heard of its 40 messages in vm2's receive waits (${waits:-no line})" \
+      [ "${counted:-x}" = 40 ]
     if [ $how = slow-sender ]; then
       check "[$mode, $how] late messages $late (expected 40), ACKs sent $sent, received by vm1's daemon $received" \
         all_equal 40 "$late" "$sent" "$received"
+      check "[$mode, $how] vm2's rank waited ${waited:-?} s for them in all (sent 20 ms apart: at least 0.4 s)" \
+        awk -v w="${waited:-0}" 'BEGIN { exit !(w >= 0.4) }'
     else
       # Late only if not there when its receive was posted (the receiver's MPI_Iprobe);
       # more than 4 such would mean the run did not test the rule.

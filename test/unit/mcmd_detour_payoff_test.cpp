@@ -1,7 +1,8 @@
 // A detour that does not pay is given up (mcmd/runtime/detour_payoff.h, through
 // PathSelector): kept while the pair's messages are faster on it than they were on the
 // direct path, given up after the trial when they are not, not flapping on a figure near
-// the line, and a longer hold before the next detour after each give-up.
+// the line, and a longer hold before the next detour after each give-up; where no message
+// is timed (mode adaptive's natives), the same by the receivers' waits per message.
 #include <catch2/catch.hpp>
 #include <optional>
 #include <string>
@@ -191,4 +192,109 @@ TEST_CASE("payoff: healthy messages between a lone spike and the onset are not t
   REQUIRE(s.via(1) == 2);
   CHECK(live(s, t, 10, 2000.0).empty());
   CHECK(s.via(1) == 2);
+}
+
+namespace {
+
+// Mode adaptive: no message of the pair is timed (natives); the destination's ranks report
+// every 250 ms how many of VM 0's messages they received and how long they waited for them
+// (runtime_messages.h rule 5), here 25 messages per period.
+constexpr long long kProbeBytes = 16;
+void waits(PathSelector& s, double end, double wait_per_message_us) {
+  s.receive_waits(1, end, 25, 25 * wait_per_message_us * 1e-6);
+}
+
+/// `seconds` on the direct path: every 100 ms a small probe taking `probe_us`, every 250 ms
+/// a period of waits of `wait_us` per message; stops at a switch.
+void direct_life(PathSelector& s, double& t, double seconds, double probe_us, double wait_us) {
+  const double end = t + seconds;
+  for (int i = 1; t < end - 1e-9 && s.via(1) < 0; ++i) {
+    t += 0.05;
+    if (i % 2 == 0) s.observe(1, -1, probe_us, kProbeBytes, t, true);
+    if (i % 5 == 0) waits(s, t, wait_us);
+  }
+}
+
+/// 3 s healthy (0.1 ms of wait per message), then congested (1 ms) until the switch.
+PathSelector switched_untimed(double& t) {
+  PathSelector s = selector();
+  direct_life(s, t, 3, 150, 100);
+  direct_life(s, t, 5, kDirectUs, 1000);
+  REQUIRE(s.via(1) == 2);
+  return s;
+}
+
+/// `seconds` on the detour: ticks every 10 ms, a congested direct probe every 200 ms, a
+/// period of waits of `wait_us` per message every 250 ms. Until the first decision.
+std::vector<Decision> detour_life(PathSelector& s, double& t, double seconds, double wait_us) {
+  std::vector<Decision> decisions;
+  const double end = t + seconds;
+  for (int i = 1; t < end - 1e-9 && decisions.empty(); ++i) {
+    t += 0.01;
+    if (i % 20 == 0) s.observe(1, -1, kDirectUs, kProbeBytes, t, true);
+    if (i % 25 == 0) waits(s, t, wait_us);
+    for (Decision& d : s.tick(t)) decisions.push_back(std::move(d));
+  }
+  return decisions;
+}
+
+}  // namespace
+
+TEST_CASE("payoff: with no message timed, a detour the receivers wait as long on is given up",
+          "[runtime]") {
+  double t = 0;
+  PathSelector s = switched_untimed(t);  // 0.1 ms of wait per message, then 1 ms
+  const double switched = t;
+  const std::vector<Decision> back = detour_life(s, t, 5, 950);  // 5% less: not enough
+  REQUIRE(back.size() == 1);
+  INFO(back[0].reason);
+  CHECK(back[0].kind == Decision::Kind::back_to_direct);
+  CHECK(t - switched >= 2.0);
+  CHECK(back[0].reason.find("the detour does not pay: its receivers waited 0.95 ms per message "
+                            "on it against 1.00 ms direct before the switch") != std::string::npos);
+  CHECK(back[0].reason.find("give-up #1") != std::string::npos);
+}
+
+TEST_CASE("payoff: with no message timed, a detour the receivers wait less on is kept",
+          "[runtime]") {
+  // 0.5 ms per message on the detour pays against the congested periods' 1 ms, though not
+  // against a mean over the healthy seconds before (0.1 ms) and the congested ones.
+  double t = 0;
+  PathSelector s = switched_untimed(t);
+  CHECK(detour_life(s, t, 10, 500).empty());
+  CHECK(s.via(1) == 2);
+  CHECK(s.returns() == 0);
+}
+
+TEST_CASE("payoff: without waits reported, an untimed pair's detour is kept", "[runtime]") {
+  PathSelector s = selector();
+  double t = 0;
+  for (int i = 0; i < 100 && s.via(1) < 0; ++i)
+    s.observe(1, -1, kDirectUs, kProbeBytes, t += 0.1, true);
+  REQUIRE(s.via(1) == 2);
+  std::vector<Decision> decisions;
+  for (int i = 0; i < 1000 && decisions.empty(); ++i) decisions = s.tick(t += 0.01);
+  CHECK(decisions.empty());
+  CHECK(s.via(1) == 2);
+}
+
+TEST_CASE(
+    "payoff: a pair congested from its first observation counts every wait before the "
+    "switch",
+    "[runtime]") {
+  // The ranks ran 1.5 s on a link congested from the start before the daemons' probes began
+  // (3 messages per period); 8 probes in 0.35 s made the pair leave. The periods since the
+  // first probe alone (2 of them, 6 messages) say too little; all of them say 1 ms.
+  PathSelector s = selector();
+  double t = 0;
+  for (int i = 1; i <= 6; ++i) s.receive_waits(1, t += 0.25, 3, 3 * 1e-3);
+  for (int i = 1; i <= 20 && s.via(1) < 0; ++i) {
+    s.observe(1, -1, kDirectUs, kProbeBytes, t += 0.05, true);
+    if (i % 5 == 0) s.receive_waits(1, t, 3, 3 * 1e-3);
+  }
+  REQUIRE(s.via(1) == 2);
+  const std::vector<Decision> back = detour_life(s, t, 5, 950);
+  REQUIRE(back.size() == 1);
+  INFO(back[0].reason);
+  CHECK(back[0].reason.find("against 1.00 ms direct before the switch") != std::string::npos);
 }

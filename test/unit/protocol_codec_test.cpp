@@ -149,6 +149,40 @@ TEST_CASE("codec: late-report batches of broken sizes or foreign VMs are refused
   CHECK_FALSE(read_late_reports(bytes, sizeof(LateArrival), 4));
 }
 
+TEST_CASE("codec: receive waits read back; foreign VMs, a VM to itself and bad times are refused",
+          "[protocol]") {
+  ReceiveWaits w;
+  w.source_vm = 2;
+  w.destination_vm = 0;
+  w.messages = 40;
+  w.wait_s = 0.125;
+  w.t_end = 17.25;
+  const auto read_as = [](const ReceiveWaits& r, std::size_t bytes = sizeof(ReceiveWaits)) {
+    return read_receive_waits(reinterpret_cast<const char*>(&r), bytes, 4);
+  };
+  const auto read = read_as(w);
+  REQUIRE(read);
+  CHECK(read->messages == 40);
+  CHECK(read->wait_s == 0.125);
+  CHECK(read->t_end == 17.25);
+  CHECK_FALSE(read_as(w, sizeof w - 1));
+  ReceiveWaits bad = w;
+  bad.source_vm = 4;
+  CHECK_THAT(read_as(bad).error, Catch::Contains("4 -> 0") && Catch::Contains("4 VMs"));
+  bad = w;
+  bad.destination_vm = 2;  // a VM's own messages never travel to its daemon
+  CHECK_FALSE(read_as(bad));
+  bad = w;
+  bad.wait_s = -1;
+  CHECK_FALSE(read_as(bad));
+  bad = w;
+  bad.wait_s = std::numeric_limits<double>::infinity();
+  CHECK_FALSE(read_as(bad));
+  bad = w;
+  bad.reserved = 1;
+  CHECK_FALSE(read_as(bad));
+}
+
 TEST_CASE("codec: probes are padded to their size and read back", "[protocol]") {
   Probe p;
   p.seq = 12;

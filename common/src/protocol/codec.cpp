@@ -1,6 +1,7 @@
 #include "mcm/protocol/codec.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 namespace mcm::protocol {
@@ -66,6 +67,24 @@ Decoded<std::vector<LateArrival>> read_late_reports(const char* batch, std::size
                              std::to_string(r.destination_vm) + " via " + std::to_string(r.via) +
                              " in a job of " + std::to_string(vm_count) + " VMs");
   return Result{std::move(reports), {}};
+}
+
+Decoded<ReceiveWaits> read_receive_waits(const char* data, std::size_t bytes, int vm_count) {
+  using Result = Decoded<ReceiveWaits>;
+  ReceiveWaits w;
+  if (bytes != sizeof w)
+    return Result::failure("receive waits of " + std::to_string(bytes) + " bytes, not " +
+                           std::to_string(sizeof w));
+  std::memcpy(&w, data, sizeof w);
+  if (w.source_vm < 0 || w.source_vm >= vm_count || w.destination_vm < 0 ||
+      w.destination_vm >= vm_count || w.source_vm == w.destination_vm)
+    return Result::failure("receive waits of VM " + std::to_string(w.source_vm) + " -> " +
+                           std::to_string(w.destination_vm) + " in a job of " +
+                           std::to_string(vm_count) + " VMs");
+  if (!(std::isfinite(w.wait_s) && w.wait_s >= 0) || !std::isfinite(w.t_end) || w.reserved != 0)
+    return Result::failure("receive waits with a negative or non-finite time, or reserved " +
+                           std::to_string(w.reserved));
+  return Result{w, {}};
 }
 
 std::vector<char> write_probe(Probe probe) {

@@ -6,6 +6,7 @@
 // Formats (homogeneous clusters: the structs' own layout, no byte swapping):
 //   frame        Envelope (80 bytes), then chunk_bytes of payload; nothing else.
 //   late reports LateArrival[n], 1 <= n <= kLateReportBatch (48 bytes each).
+//   waits        ReceiveWaits (32 bytes).
 //   probe        Probe, then zero padding up to Probe::bytes (<= kMaxProbeBytes).
 //   probe reply  ProbeReply, then vm_count doubles (the job's VM count).
 //   heartbeat    Heartbeat (40 bytes).
@@ -49,6 +50,11 @@ Decoded<Envelope> read_envelope(const char* frame, std::size_t bytes);
 /// VMs of the job.
 Decoded<std::vector<LateArrival>> read_late_reports(const char* batch, std::size_t bytes,
                                                     int vm_count);
+
+/// The receive waits of `bytes` bytes in a job of `vm_count` VMs: fails unless it is one
+/// record whose VMs are two different VMs of the job, its wait finite and >= 0 and its
+/// reserved field 0.
+Decoded<ReceiveWaits> read_receive_waits(const char* data, std::size_t bytes, int vm_count);
 
 /// `probe` as bytes: its header, then zeros up to max(probe.bytes, sizeof(Probe)), at most
 /// kMaxProbeBytes; probe.bytes is set to the size written.

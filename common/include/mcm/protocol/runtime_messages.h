@@ -48,6 +48,16 @@
 //     the peer's stamp at receipt is then its full arrival. A link whose bandwidth a
 //     flood still takes delays such a probe while small ones pass on time. The reply
 //     echoes the size (ProbeReply::probe_bytes).
+//  5. Receive waits. Every kWaitPeriod, at its next MPI call, a rank's shim sends each
+//     other VM whose messages it received in that period one ReceiveWaits (kTagReceiveWaits,
+//     to that VM's daemon): how many of them it received (natives and frames alike) and how
+//     long the application waited for them in all (t_r - t_rq of rule 1, counted only when
+//     positive). It is the one figure of what a pair's messages cost when they have no
+//     send time (mode adaptive's natives, frames.h rule 9): the source daemon compares a
+//     detour's waits per message with the direct path's before the switch (whether the
+//     detour pays, mcmd/runtime/detour_payoff.h). Sent with PMPI_Issend and no ring (the
+//     daemon reads it at its next wake-up; nothing in it is urgent) and drained at
+//     finalize with the late reports, so nothing is left unmatched.
 #pragma once
 
 #include <cstdint>
@@ -77,6 +87,22 @@ struct LateArrival {
   double t_request = 0;     ///< destination VM's clock (t_rq): the receiver waited t_r - t_rq
 };
 static_assert(sizeof(LateArrival) == 48, "part of the wire format");
+
+/// Rule 5: the period of a rank's receive waits, in seconds.
+constexpr double kWaitPeriod = 0.25;
+
+/// Rule 5: what one rank's receives of one source VM's messages cost it in one period
+/// (32 bytes). Times are the destination VM's clock.
+struct ReceiveWaits {
+  std::int32_t source_vm = -1;
+  std::int32_t destination_vm = -1;
+  std::uint32_t messages = 0;  ///< received in the period, natives and frames alike
+  std::uint32_t reserved = 0;
+  double wait_s = 0;  ///< the waits for them, summed
+  double t_end = 0;   ///< when the period ended: it began with its first message and ends
+                      ///< at the rank's first MPI call kWaitPeriod or more after that
+};
+static_assert(sizeof(ReceiveWaits) == 32, "part of the wire format");
 
 /// Rule 3: a probe up to this size (one TCP segment) has reached the peer when its ring,
 /// sent right after it on the same path, has: larger ones may still be on the wire.

@@ -11,6 +11,7 @@
 //   2         private  shim -> source daemon     LateArrival[] late reports   runtime_messages.h
 //   3         private  daemon -> daemon          Probe + padding              runtime_messages.h 3-4
 //   4         private  daemon -> daemon          ProbeReply + double[vms]     runtime_messages.h 3
+//   5         private  shim -> source daemon     ReceiveWaits                 runtime_messages.h 5
 //   71        daemon   daemon <-> daemon         (empty) / one double         protocol.h 2
 //   72        daemon   daemon -> daemon          Heartbeat                    liveness.h 1-4
 //   1024 + D  private  any hop -> towards rank D Envelope + payload (frame)   frames.h 1-11
@@ -27,6 +28,8 @@ constexpr int kTagLateReports = 2;
 constexpr int kTagProbe = 3;
 /// Private communicator: the answer to a probe.
 constexpr int kTagProbeReply = 4;
+/// Private communicator: what a rank's receives of a VM's messages cost it in a period.
+constexpr int kTagReceiveWaits = 5;
 /// Daemon communicator: one round of the start-up clock-offset exchange (Cristian's
 /// method): an empty request, answered by the peer's clock as one MPI_DOUBLE.
 constexpr int kTagClockSync = 71;

@@ -1,0 +1,83 @@
+// The receive waits a rank reports to the source daemons (libmcm/engine/late_arrivals.h,
+// mcm/protocol/runtime_messages.h rule 5), over a FakeJob: one record per source VM and
+// period, to that VM's daemon, counting every message and only positive waits; nothing
+// before the period is over; a new period begins with its next message; a receive at the
+// period's end sends it without a poll.
+#include <catch2/catch.hpp>
+#include <vector>
+
+#include "engine/late_arrivals.h"
+#include "mcm/protocol/codec.h"
+#include "support/fake_job.h"
+#include "support/fake_transport.h"
+
+using mcm::protocol::kTagReceiveWaits;
+using mcm::protocol::kWaitPeriod;
+using mcm::protocol::ReceiveWaits;
+
+namespace {
+
+/// The receive waits waiting for the daemon of `vm`, read as the daemon's runtime reads them.
+std::vector<ReceiveWaits> waits_at(mcm::testing::FakeJob& job, int vm) {
+  std::vector<ReceiveWaits> out;
+  for (const auto& m : job.network.waiting(job.private_comm, job.daemon(vm))) {
+    CHECK(m.tag == kTagReceiveWaits);
+    CHECK(m.synchronous);  // matched before the rank finalizes (drain)
+    const auto w = mcm::protocol::read_receive_waits(m.data.data(), m.data.size(), 3);
+    REQUIRE(w);
+    out.push_back(*w);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("receive waits: one record per source VM and period, to that VM's daemon", "[engine]") {
+  mcm::testing::FakeJob job({1, 1, 1});  // world rank 0 on VM 0, ranks 1 and 2 on VMs 1, 2
+  mcm::testing::FakeTransport transport = job.rank_transport(0);
+  const mcm::Layout layout = job.rank_layout(0);
+  const mcm::Doorbell bell;
+  mcm::engine::LateArrivals reports;
+  reports.start(layout, bell, transport);
+
+  reports.add_receive(1, 0.002, 10.0);
+  reports.add_receive(1, -0.001, 10.1);  // it was there before it was asked for: no wait
+  reports.add_receive(2, 0.0005, 10.2);
+  reports.poll(10.0 + kWaitPeriod - 0.01);
+  CHECK(job.network.waiting(job.private_comm).empty());  // the period is not over
+
+  reports.poll(10.3);
+  const auto from1 = waits_at(job, 1);
+  REQUIRE(from1.size() == 1);
+  CHECK(from1[0].source_vm == 1);
+  CHECK(from1[0].destination_vm == 0);
+  CHECK(from1[0].messages == 2);
+  CHECK(from1[0].wait_s == Approx(0.002));
+  CHECK(from1[0].t_end == 10.3);
+  const auto from2 = waits_at(job, 2);
+  REQUIRE(from2.size() == 1);
+  CHECK(from2[0].messages == 1);
+  CHECK(from2[0].wait_s == Approx(0.0005));
+
+  // Nothing received: nothing sent, however long; the next period starts with a message.
+  reports.poll(20.0);
+  CHECK(waits_at(job, 1).size() == 1);
+  reports.add_receive(1, 0.001, 20.5);
+  reports.poll(20.5 + kWaitPeriod / 2);
+  CHECK(waits_at(job, 1).size() == 1);
+  reports.poll(20.5 + kWaitPeriod);
+  const auto again = waits_at(job, 1);
+  REQUIRE(again.size() == 2);
+  CHECK(again[1].messages == 1);
+  CHECK(again[1].t_end == 20.5 + kWaitPeriod);
+  CHECK(waits_at(job, 2).size() == 1);
+
+  // A receive at the period's end sends it at once, without a poll (a rank whose natives
+  // complete inside MPI reaches the engine's progress seldom).
+  reports.add_receive(2, 0.0, 30.0);
+  reports.add_receive(2, 0.003, 30.0 + kWaitPeriod);
+  const auto at_once = waits_at(job, 2);
+  REQUIRE(at_once.size() == 2);
+  CHECK(at_once[1].messages == 2);
+  CHECK(at_once[1].wait_s == Approx(0.003));
+}
