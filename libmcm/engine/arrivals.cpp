@@ -188,20 +188,19 @@ void Engine::note_arrival(Message* m, const protocol::Envelope& e) {
   // within 1 ms of a gap's end the arrival is imprecise and the gap's start is taken:
   // the ACK rule never counts as late a message that may have been there before it was
   // asked for, and the source daemon does not use its latency (precise = 0).
-  m->t_arrival = arrival_now(&m->arrival_precise);
+  m->t_arrival = arrival_at(mcm::wall_seconds(), &m->arrival_precise);
 }
 
-double Engine::arrival_now(bool* precise) const {
-  const double now = mcm::wall_seconds();
+double Engine::arrival_at(double now, bool* precise) const {
   *precise = now - gap_end_ > kPollGap;
   return *precise ? now : gap_start_;
 }
 
-void Engine::note_receive(int source, double waited_s) {
+void Engine::note_receive(int source, double waited_s, double now) {
   if (!reporting_ || source < 0 || source >= layout_->world_size) return;
   const int source_vm = layout_->vm_of_world_rank[static_cast<size_t>(source)];
   if (source_vm == layout_->vm || source_vm < 0) return;
-  late_.add_receive(source_vm, waited_s, mcm::wall_seconds());
+  late_.add_receive(source_vm, waited_s, now);
 }
 
 void Engine::report_if_late(const Op& op, const Message& m) {
@@ -235,7 +234,7 @@ void Engine::finish_receive(Op* op) {
   op->message = nullptr;
   if (m->t_arrival > 0) {
     received_.add(m->envelope.source, sent, m->t_arrival - op->t_request);
-    note_receive(m->envelope.source, m->t_arrival - op->t_request);
+    note_receive(m->envelope.source, m->t_arrival - op->t_request, mcm::wall_seconds());
   }
   ++counters_.messages_received;
   counters_.bytes_received += sent;

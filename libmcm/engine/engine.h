@@ -262,9 +262,9 @@ class Engine {
   void note_arrival(Message* m, const protocol::Envelope& e);
   /// The ACK rule: reports `m` to its source VM's daemon when op waited for it.
   void report_if_late(const Op& op, const Message& m);
-  /// A message of world rank `source` received after a wait of `waited_s` (<= 0: none):
-  /// counted into the receive waits of its VM (runtime_messages.h rule 5).
-  void note_receive(int source, double waited_s);
+  /// A message of world rank `source` received at `now` after a wait of `waited_s` (<= 0:
+  /// none): counted into the receive waits of its VM (runtime_messages.h rule 5).
+  void note_receive(int source, double waited_s, double now);
   void maybe_finish_send(Op* op);
   void complete(Op* op);
   void send_ack(const protocol::Envelope& of);
@@ -330,9 +330,9 @@ class Engine {
   double outside_mpi_s_ = 0;  ///< outside_mpi_seconds()
   double started_at_ = 0;
   ReceiveTally received_;
-  /// When a message that completes now reached this rank (t_r), by the rule of
+  /// When a message that completes at `now` reached this rank (t_r), by the rule of
   /// note_arrival(): now, or the start of the gap just ended. Sets `precise`.
-  double arrival_now(bool* precise) const;
+  double arrival_at(double now, bool* precise) const;
   /// A blocking wait inside MPI that began at `start` just returned. MPI reads what is
   /// on the wire in its first turn, so a wait that lasted more than kPollGap found no
   /// frame at its start: what woke it (and what came with it) arrived during the wait,

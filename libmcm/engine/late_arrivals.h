@@ -7,9 +7,10 @@
 // records. add_receive() counts a received message and its wait into the period's
 // ReceiveWaits of its VM, and sends the period's waits (issend, no ring) once it has lasted
 // kWaitPeriod, as poll() does too. poll() sends batches whose oldest record is
-// kLateReportDelay old and completes finished sends; drain() sends everything and waits until every
-// message was matched by its daemon (before the rank tells its daemon it finalizes: the daemons
-// count every ACK). Not thread-safe: the engine lock is held by callers.
+// kLateReportDelay old and completes finished sends; drain() sends everything and waits
+// until every message was matched by its daemon (before the rank tells its daemon it
+// finalizes: the daemons count every ACK). Not thread-safe: the engine lock is held by
+// callers.
 #pragma once
 
 #include <mpi.h>

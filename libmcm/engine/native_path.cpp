@@ -292,9 +292,10 @@ void Engine::on_native(Op* op, const MPI_Status& status, int error) {
     if (c != nullptr && status.MPI_SOURCE >= 0 && status.MPI_SOURCE < c->peer_count()) {
       bool precise = true;
       const int source = c->world_of_peer[static_cast<size_t>(status.MPI_SOURCE)];
-      const double waited = arrival_now(&precise) - op->t_request;
+      const double now = mcm::wall_seconds();
+      const double waited = arrival_at(now, &precise) - op->t_request;
       received_.add(source, op->bytes, waited);
-      note_receive(source, waited);
+      note_receive(source, waited, now);
       if (what == Op::Native::backing) native_matched(*c, status.MPI_SOURCE);  // taken: counted
     }
     ++counters_.messages_received;

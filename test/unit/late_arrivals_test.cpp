@@ -3,10 +3,11 @@
 // period, to that VM's daemon, counting every message and only positive waits; nothing
 // before the period is over; a new period begins with its next message; a receive at the
 // period's end sends it without a poll.
+#include "engine/late_arrivals.h"
+
 #include <catch2/catch.hpp>
 #include <vector>
 
-#include "engine/late_arrivals.h"
 #include "mcm/protocol/codec.h"
 #include "support/fake_job.h"
 #include "support/fake_transport.h"
