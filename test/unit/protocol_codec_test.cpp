@@ -149,8 +149,9 @@ TEST_CASE("codec: late-report batches of broken sizes or foreign VMs are refused
   CHECK_FALSE(read_late_reports(bytes, sizeof(LateArrival), 4));
 }
 
-TEST_CASE("codec: receive waits read back; foreign VMs, a VM to itself and bad times are refused",
-          "[protocol]") {
+TEST_CASE(
+    "codec: receive waits read back, and foreign VMs, a VM to itself or bad times are refused",
+    "[protocol]") {
   ReceiveWaits w;
   w.source_vm = 2;
   w.destination_vm = 0;
