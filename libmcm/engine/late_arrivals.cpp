@@ -31,10 +31,13 @@ void LateArrivals::add_receive(int source_vm, double waited_s, double now) {
   if (waited_s > 0) w.wait_s += waited_s;
   // Here too, not only in poll(): a rank whose receives are natives completed inside MPI
   // (Engine::block) reaches the engine's progress seldom, and its periods would last seconds.
-  if (now >= period_end_) {
-    send_waits(now);
-    complete();
-  }
+  if (end_period_if_due(now)) complete();
+}
+
+bool LateArrivals::end_period_if_due(double now) {
+  if (period_end_ == 0 || now < period_end_) return false;
+  send_waits(now);
+  return true;
 }
 
 void LateArrivals::send(int vm) {
@@ -90,7 +93,7 @@ void LateArrivals::poll(double now) {
     for (std::size_t vm = 0; vm < batches_.size(); ++vm)
       if (!batches_[vm].records.empty() && now - batches_[vm].oldest >= protocol::kLateReportDelay)
         send(static_cast<int>(vm));
-  if (period_end_ > 0 && now >= period_end_) send_waits(now);
+  end_period_if_due(now);
   if (!requests_.empty()) complete();
 }
 

@@ -45,6 +45,8 @@ class LateArrivals {
   };
   void send(int vm);
   void send_waits(double now);
+  /// Sends the period's waits when it has lasted kWaitPeriod; whether it did.
+  bool end_period_if_due(double now);
   /// Sends `bytes` of `buffer` (kept until matched) to `daemon` with `tag`.
   void issend(std::shared_ptr<const void> buffer, const void* data, std::size_t bytes, int daemon,
               int tag);

@@ -10,12 +10,11 @@
 // worker does so before each flood) and use it for the next second or so: clocks drift.
 //
 // Small sizes on the clean cluster (up to kRoundTripMaxBytes) are timed as half the round
-// trip instead: their
-// one-way time (10-50 µs on a virtual network) is no larger than the offset's error (up to
-// half the shortest round trip, with opposite signs on the two paths of a pair), which
-// read 4.6 µs one way and 23.6 µs the other for one 13.3 µs half round trip. A ping of
-// that size and its 8-byte pong cost the same on the way there and back unless a link is
-// congested, and the probe measures the clean cluster.
+// trip instead: their one-way time (10-50 µs on a virtual network) is no larger than the
+// offset's error (up to half the shortest round trip, with opposite signs on the two
+// paths of a pair), which read 4.6 µs one way and 23.6 µs the other for one 13.3 µs half
+// round trip. A ping of that size and its 8-byte pong cost the same on the way there and
+// back unless a link is congested, and the probe measures the clean cluster.
 //
 // Protocol on `comm` between the two ranks: pings carry kPing (any size), pongs kPong (one
 // double), one empty kStop ends the echo loop. The echo side needs no schedule.
