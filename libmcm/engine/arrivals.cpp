@@ -23,11 +23,11 @@ bool Engine::iprobe(int source, int tag, const Context& c, MPI_Status* status) {
   const auto* found = matcher_.peek(Pattern{c.id, source, tag});
   if (found == nullptr && adaptive_) {  // what the engine holds is older than MPI's queue
     int flag = 0;
-    PMPI_Iprobe(source, tag, c.comm, &flag, status);
+    mpi_->iprobe(source, tag, c.comm, &flag, status);
     return flag != 0;
   }
   if (found == nullptr) return false;
-  fill_probe_status(status, found->first->envelope);
+  fill_probe_status(*mpi_, status, found->first->envelope);
   return true;
 }
 
@@ -38,7 +38,7 @@ bool Engine::improbe(int source, int tag, const Context& c, MPI_Message* message
   if (found == nullptr && adaptive_) {  // a native message: MPI_Mrecv passes it to MPI
     int flag = 0;
     MPI_Status native;
-    PMPI_Improbe(source, tag, c.comm, &flag, message, &native);
+    mpi_->improbe(source, tag, c.comm, &flag, message, &native);
     if (!flag) return false;
     if (status != MPI_STATUS_IGNORE) *status = native;
     native_matched(c, native.MPI_SOURCE);  // taken out of MPI's matching (rule 10)
@@ -47,7 +47,7 @@ bool Engine::improbe(int source, int tag, const Context& c, MPI_Message* message
   }
   if (found == nullptr) return false;
   Message* m = found->first;
-  fill_probe_status(status, m->envelope);
+  fill_probe_status(*mpi_, status, m->envelope);
   matcher_.take(m, c.id);
   m->probed = true;
   *message = reinterpret_cast<MPI_Message>(m);
@@ -64,7 +64,7 @@ MPI_Request Engine::imrecv(void* buf, int count, MPI_Datatype type, MPI_Message*
   op->buf = buf;
   op->count = count;
   op->type = type;
-  op->target = describe(buf, count, type);
+  op->target = mpi_->describe(buf, count, type);
   op->t_request = mcm::wall_seconds();
   bind(op, m);
   return op->handle;
@@ -84,7 +84,7 @@ void Engine::on_frame(const protocol::Envelope& e, const char* payload) {
     marker->envelope = e;
     Arrival a{e.context, e.source, e.source_in_comm, e.tag, e.seq, e.natives_before};
     a.marker = true;
-    for (const auto& [message, arrival] : matcher_.arrive(marker, a)) match(message, arrival);
+    arrive(marker, a);
     return;
   }
   if (e.kind == protocol::kRouteUpdate) {
@@ -115,7 +115,7 @@ void Engine::on_frame(const protocol::Envelope& e, const char* payload) {
       note_arrival(m, e);
     }
     const Arrival a{e.context, e.source, e.source_in_comm, e.tag, e.seq, e.natives_before};
-    for (const auto& [message, arrival] : matcher_.arrive(m, a)) match(message, arrival);
+    arrive(m, a);
     return;
   }
   // Frames of one message travel in order on one path (frames.h rule 4), so a later frame
@@ -141,6 +141,12 @@ void Engine::on_frame(const protocol::Envelope& e, const char* payload) {
     assembling_.erase(it);
     if (m->receive != nullptr) finish_receive(m->receive);
   }
+}
+
+void Engine::arrive(Message* m, const Arrival& a) {
+  const auto ready = matcher_.arrive(m, a);
+  released_.insert(released_.end(), ready.begin(), ready.end());
+  match_released();
 }
 
 void Engine::store(Message* m, const protocol::Envelope& e, const char* payload) {
@@ -228,7 +234,7 @@ void Engine::finish_receive(Op* op) {
   op->bytes = std::min<std::uint64_t>(sent, op->target.bytes);
   if (sent > op->target.bytes) op->error = MPI_ERR_TRUNCATE;
   if (op->target.base == nullptr && op->bytes > 0)
-    unpack(m->data.data(), op->bytes, op->buf, op->count, op->type, self_);
+    mpi_->unpack(m->data.data(), op->bytes, op->buf, op->count, op->type, self_);
   op->source = m->envelope.source_in_comm;
   op->status_tag = m->envelope.tag;
   op->message = nullptr;

@@ -31,7 +31,7 @@ void Engine::complete(Op* op) {
   op->done = true;
   op->user_done = true;
   if (op->handle != MPI_REQUEST_NULL) {
-    PMPI_Grequest_complete(op->handle);
+    mpi_->grequest_complete(op->handle);
   } else if (op->free_when_done) {
     --detached_;
     delete op;
@@ -72,11 +72,11 @@ bool Engine::test(MPI_Request* request, MPI_Status* status, int* error, bool rel
   if (op->kind == Op::Kind::persistent_send || op->kind == Op::Kind::persistent_recv) {
     Op* active = op->active;
     if (active == nullptr) {
-      fill_empty_status(status);
+      fill_empty_status(*mpi_, status);
       return true;
     }
     if (!active->user_done) return false;
-    fill_status(status, *active);
+    fill_status(*mpi_, status, *active);
     *error = active->error;
     if (release_it) {
       op->active = nullptr;
@@ -85,11 +85,11 @@ bool Engine::test(MPI_Request* request, MPI_Status* status, int* error, bool rel
     return true;
   }
   if (!op->user_done) return false;
-  fill_status(status, *op);
+  fill_status(*mpi_, status, *op);
   *error = op->error;
   if (release_it) {
     ops_.erase(*request);
-    PMPI_Request_free(request);  // completed grequest: freed now, *request = NULL
+    mpi_->request_free(request);  // completed grequest: freed now, *request = NULL
     op->handle = MPI_REQUEST_NULL;
     release(op);
   }
@@ -113,13 +113,13 @@ void Engine::free(MPI_Request* request) {
   op->handle = MPI_REQUEST_NULL;
   if (op->kind == Op::Kind::persistent_send || op->kind == Op::Kind::persistent_recv) {
     if (op->active != nullptr) release(op->active);
-    PMPI_Grequest_complete(handle);
+    mpi_->grequest_complete(handle);
     delete op;
   } else {
-    if (!op->user_done) PMPI_Grequest_complete(handle);
+    if (!op->user_done) mpi_->grequest_complete(handle);
     release(op);
   }
-  PMPI_Request_free(request);
+  mpi_->request_free(request);
 }
 
 void Engine::cancel(MPI_Request request) {

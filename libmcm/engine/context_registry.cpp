@@ -21,7 +21,14 @@ void ContextRegistry::start(MPI_Comm app_world, FairLock& lock,
   add(MPI_COMM_SELF, 1);
 }
 
+void ContextRegistry::adopt(std::unique_ptr<Context> context) {
+  by_id_[context->id] = context.get();
+  adopted_.push_back(std::move(context));
+}
+
 void ContextRegistry::stop() {
+  for (const auto& context : adopted_) by_id_.erase(context->id);
+  adopted_.clear();
   if (keyval_ == MPI_KEYVAL_INVALID) return;
   // Deleting the attributes runs delete_attr, which empties by_id_.
   std::vector<MPI_Comm> comms;

@@ -65,6 +65,9 @@ class ContextRegistry {
   void start(MPI_Comm app_world, FairLock& lock, std::function<void(Context&)> on_free);
   /// Forgets everything (before MPI_Finalize).
   void stop();
+  /// An engine over fakes (Engine::start_on): takes `context` as it is, findable by id
+  /// only (no communicator attribute, no collective), until stop().
+  void adopt(std::unique_ptr<Context> context);
 
   /// Gives `comm` a context id; collective over `comm` (see above). No-op for
   /// MPI_COMM_NULL or when not started. Call without holding the engine lock.
@@ -87,6 +90,7 @@ class ContextRegistry {
   std::optional<ContextIds> ids_;  ///< this process's id sequence (set by start())
   MPI_Group world_group_ = MPI_GROUP_NULL;
   std::unordered_map<int, Context*> by_id_;
+  std::vector<std::unique_ptr<Context>> adopted_;
 };
 
 }  // namespace mcm::engine

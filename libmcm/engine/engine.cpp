@@ -11,23 +11,6 @@
 #include "mcm/clock.h"
 
 namespace mcm::engine {
-namespace {
-
-// Generalized-request callbacks. The wrappers never let MPI complete our requests on
-// its own, so these only matter if a request reaches MPI through a path we do not
-// intercept: then the status is the one the engine recorded.
-int query_status(void* extra, MPI_Status* status) {
-  fill_status(status, *static_cast<const Op*>(extra));
-  return MPI_SUCCESS;
-}
-int free_nothing(void*) {
-  return MPI_SUCCESS;
-}
-int cancel_nothing(void*, int) {
-  return MPI_SUCCESS;
-}
-
-}  // namespace
 
 Engine& Engine::instance() {
   static Engine engine;
@@ -35,25 +18,32 @@ Engine& Engine::instance() {
 }
 
 void Engine::start(const mcm::Layout& layout, std::size_t chunk_bytes, bool adaptive) {
-  layout_ = &layout;
-  adaptive_ = adaptive && layout.local_daemon >= 0;
   int provided = MPI_THREAD_SINGLE;
   PMPI_Query_thread(&provided);
-  multithreaded_ = provided == MPI_THREAD_MULTIPLE;
-  blocking_ = adaptive_ && !multithreaded_;
-  frames_.start(layout, chunk_bytes, doorbell_, mcm::mpi_transport(), adaptive_);
-  detours_ = DetourTally();
-  if (adaptive_)  // the initial routes (frames.h rule 7)
-    for (int vm = 0; vm < layout.daemon_count; ++vm)
-      if (frames_.through_daemons(vm)) detours_.route_changed(vm, true);
-  late_.start(layout, doorbell_, mcm::mpi_transport());
-  reporting_ = layout.local_daemon >= 0;
-  last_progress_end_ = gap_start_ = gap_end_ = in_mpi_until_ = started_at_ = mcm::wall_seconds();
-  received_ = ReceiveTally(layout.world_size);
+  start_on(mcm::mpi_transport(), pmpi_native(), layout, chunk_bytes, adaptive,
+           provided == MPI_THREAD_MULTIPLE);
   contexts_.start(layout.role_comm, mutex_, [this](Context& c) { on_context_freed(c); });
   hook_installed_ = progress_hook::install(*this);
   native_collectives_ = adaptive_ && hook_installed_;
   PMPI_Comm_dup(MPI_COMM_SELF, &self_);
+}
+
+void Engine::start_on(mcm::Transport& transport, NativeMpi& mpi, const mcm::Layout& layout,
+                      std::size_t chunk_bytes, bool adaptive, bool multithreaded) {
+  mpi_ = &mpi;
+  layout_ = &layout;
+  adaptive_ = adaptive && layout.local_daemon >= 0;
+  multithreaded_ = multithreaded;
+  blocking_ = adaptive_ && !multithreaded_;
+  frames_.start(layout, chunk_bytes, doorbell_, transport, adaptive_);
+  detours_ = DetourTally();
+  if (adaptive_)  // the initial routes (frames.h rule 7)
+    for (int vm = 0; vm < layout.daemon_count; ++vm)
+      if (frames_.through_daemons(vm)) detours_.route_changed(vm, true);
+  late_.start(layout, doorbell_, transport);
+  reporting_ = layout.local_daemon >= 0;
+  last_progress_end_ = gap_start_ = gap_end_ = in_mpi_until_ = started_at_ = mcm::wall_seconds();
+  received_ = ReceiveTally(layout.world_size);
   active_ = true;
 }
 
@@ -77,8 +67,9 @@ void Engine::stop() {
   late_.drain(mcm::wall_seconds());
   // Backings of receives the application never completed (it would wait forever).
   for (MPI_Request& r : natives_) {
-    PMPI_Cancel(&r);
-    PMPI_Wait(&r, MPI_STATUS_IGNORE);
+    MPI_Status status;
+    int error = MPI_SUCCESS;
+    mpi_->cancel_receive(&r, &status, &error);
   }
   natives_.clear();
   native_ops_.clear();
@@ -87,7 +78,7 @@ void Engine::stop() {
   frames_.stop();
   active_ = false;
   contexts_.stop();
-  PMPI_Comm_free(&self_);
+  if (self_ != MPI_COMM_NULL) PMPI_Comm_free(&self_);
 }
 
 void Engine::on_context_freed(Context& c) {
@@ -168,7 +159,7 @@ Op* Engine::new_op(Op::Kind kind, MPI_Comm comm, int context, bool with_handle) 
   op->comm = comm;
   op->context = context;
   if (with_handle) {
-    PMPI_Grequest_start(query_status, free_nothing, cancel_nothing, op, &op->handle);
+    mpi_->grequest_start(op, &op->handle);
     ops_[op->handle] = op;
   }
   return op;
@@ -220,11 +211,11 @@ void Engine::send_by(Op* op, Context* c, SendPath path) {
 }
 
 void Engine::send_frames(Op* op, const Context& c, const void* buf) {
-  Layout1D layout = describe(buf, op->count, op->type);
+  Layout1D layout = mpi_->describe(buf, op->count, op->type);
   if (op->mode == SendMode::buffered && op->payload_copy.empty() && layout.bytes > 0) {
     // MPI_Bsend completes now: its frames read the operation's own copy (the attached
     // buffer's role; a held send was copied already).
-    op->payload_copy = pack(buf, op->count, op->type);
+    op->payload_copy = mpi_->pack(buf, op->count, op->type);
     layout = Layout1D{op->payload_copy.data(), op->payload_copy.size()};
   }
   // Otherwise the frames read the application's buffer as they leave: MPI lets the
@@ -261,7 +252,7 @@ void Engine::send_frames(Op* op, const Context& c, const void* buf) {
   if (op->mode == SendMode::buffered) {
     // The data is copied: the application may reuse its buffer and sees completion now.
     op->user_done = true;
-    if (op->handle != MPI_REQUEST_NULL) PMPI_Grequest_complete(op->handle);
+    if (op->handle != MPI_REQUEST_NULL) mpi_->grequest_complete(op->handle);
   }
 }
 
@@ -283,7 +274,7 @@ Op* Engine::recv_op(void* buf, int count, MPI_Datatype type, int source, int tag
 
 bool Engine::test_op(Op* op, MPI_Status* status, int* error) {
   if (!op->user_done) return false;
-  fill_status(status, *op);
+  fill_status(*mpi_, status, *op);
   *error = op->error;
   delete op;
   return true;
@@ -291,7 +282,7 @@ bool Engine::test_op(Op* op, MPI_Status* status, int* error) {
 
 void Engine::post_receive(Op* op) {
   op->t_request = mcm::wall_seconds();
-  op->target = describe(op->buf, op->count, op->type);
+  op->target = mpi_->describe(op->buf, op->count, op->type);
   if (op->peer == MPI_PROC_NULL) {
     op->source = MPI_PROC_NULL;
     op->status_tag = MPI_ANY_TAG;
@@ -303,7 +294,7 @@ void Engine::post_receive(Op* op) {
   } else if (adaptive_) {
     // Backed by a native receive (frames.h rule 9): natives land straight in the buffer.
     op->native = Op::Native::backing;
-    PMPI_Irecv(op->buf, op->count, op->type, op->peer, op->tag, op->comm, &op->native_request);
+    mpi_->irecv(op->buf, op->count, op->type, op->peer, op->tag, op->comm, &op->native_request);
     watch(op);
   }
 }

@@ -21,6 +21,11 @@
 // (block()) instead of polling and sleeping, unless the application runs
 // MPI_THREAD_MULTIPLE.
 //
+// MPI calls: the native path's, the application's handles, statuses and datatypes go
+// through NativeMpi (native_mpi.h), the frames' through mcm/transport.h; start() sets
+// both to MPI itself, start_on() to others (the unit tests' fakes run two engines in one
+// process: test/unit/engine_switch_test.cpp).
+//
 // Threads: every public function expects the caller to hold lock().
 #pragma once
 
@@ -37,10 +42,12 @@
 #include "engine/frame_io.h"
 #include "engine/late_arrivals.h"
 #include "engine/matching.h"
+#include "engine/native_mpi.h"
 #include "engine/op.h"
 #include "engine/progress_hook.h"
 #include "engine/receive_tally.h"
 #include "engine/side_channel.h"
+#include "mcm/transport.h"
 
 namespace mcm::engine {
 
@@ -51,6 +58,12 @@ class Engine {
   /// `adaptive`: messages to other VMs go straight to their rank while the daemon has not
   /// detoured their VM pair (frames.h rule 7); otherwise all go through the daemons.
   void start(const mcm::Layout& layout, std::size_t chunk_bytes, bool adaptive = false);
+  /// start() over `transport` and `mpi` (kept by reference), without what needs MPI
+  /// itself: no thread level query (`multithreaded` says it), no progress hook (no
+  /// native collectives), no communicator registry (contexts().adopt() adds them), no
+  /// private MPI_COMM_SELF (only contiguous data). How unit tests run engines over fakes.
+  void start_on(mcm::Transport& transport, NativeMpi& mpi, const mcm::Layout& layout,
+                std::size_t chunk_bytes, bool adaptive, bool multithreaded = false);
   /// This rank's doorbell: open it (listening) before bootstrap() to publish its address;
   /// whoever hands this rank a frame rings it, and waiting loops sleep on it (Backoff).
   mcm::Doorbell& doorbell() { return doorbell_; }
@@ -243,8 +256,15 @@ class Engine {
   /// matchable (frames.h rule 10). They are matched by match_released(), never inside
   /// another match.
   void native_matched(const Context& c, int source);
-  /// Matches the frames that native_matched() released, in order.
+  /// Matches the frames that native_matched() or arrive() released, in order.
   void match_released();
+  /// The first frame of `m` arrived: what became matchable (Matcher::arrive) is matched
+  /// behind the frames released before and not matched yet, so that each sender's
+  /// messages keep their order. (Matched at once, a frame overtook its sender's earlier
+  /// frames that a receive found taken had released: the receive's backing had matched a
+  /// native, which opened their gate, in the middle of a poll of an MPI_ANY_SOURCE
+  /// fan-in; found by test/unit/engine_switch_test.cpp.)
+  void arrive(Message* m, const Arrival& a);
   /// Takes the natives that waiting frames owe out of MPI's unexpected queue (rule 10).
   /// True when it took any.
   bool take_owed_natives();
@@ -277,6 +297,7 @@ class Engine {
   void on_context_freed(Context& c);
 
   bool active_ = false;
+  NativeMpi* mpi_ = &pmpi_native();  ///< set by start() / start_on()
   std::chrono::seconds stall_warning_{60};
   bool adaptive_ = false;
   bool blocking_ = false;
@@ -311,7 +332,7 @@ class Engine {
   }
   static int epoch_sender(std::uint64_t key) { return static_cast<int>(key >> 32); }
   static int epoch_context(std::uint64_t key) { return static_cast<int>(key & 0xffffffffu); }
-  /// Frames released by native_matched(), not matched yet (match_released()).
+  /// Frames released by native_matched() or arrive(), not matched yet (match_released()).
   std::deque<std::pair<Message*, Arrival>> released_;
   int framing_ = 0;  ///< peers this rank sends frames to (PeerSendState::framing)
   const mcm::Layout* layout_ = nullptr;

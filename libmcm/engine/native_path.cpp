@@ -86,14 +86,14 @@ void Engine::send_flush(Context& c, int peer, PeerSendState& p) {
 }
 
 void Engine::hold(Op* op, PeerSendState& p) {
-  const Layout1D layout = describe(op->buf, op->count, op->type);
+  const Layout1D layout = mpi_->describe(op->buf, op->count, op->type);
   if (copied(*op, layout.bytes)) {
-    op->payload_copy = pack(op->buf, op->count, op->type);
+    op->payload_copy = mpi_->pack(op->buf, op->count, op->type);
     op->buf = op->payload_copy.data();
     op->count = static_cast<int>(op->payload_copy.size());
     op->type = MPI_PACKED;
     op->user_done = true;
-    if (op->handle != MPI_REQUEST_NULL) PMPI_Grequest_complete(op->handle);
+    if (op->handle != MPI_REQUEST_NULL) mpi_->grequest_complete(op->handle);
   }
   p.held.push_back(op);
 }
@@ -113,14 +113,11 @@ void Engine::release_held(Context& c, PeerSendState& p, bool as_frames) {
 }
 
 void Engine::send_native(Op* op) {
-  static int (*const call[])(const void*, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request*) = {
-      PMPI_Isend, PMPI_Ibsend, PMPI_Issend, PMPI_Irsend};  // by SendMode
   // A held buffered send was copied already: MPI's attached buffer is not needed for it.
-  const int mode = op->type == MPI_PACKED && op->mode == SendMode::buffered
-                       ? static_cast<int>(SendMode::standard)
-                       : static_cast<int>(op->mode);
+  const SendMode mode =
+      op->type == MPI_PACKED && op->mode == SendMode::buffered ? SendMode::standard : op->mode;
   op->native = Op::Native::send;
-  call[mode](op->buf, op->count, op->type, op->peer, op->tag, op->comm, &op->native_request);
+  mpi_->isend(mode, op->buf, op->count, op->type, op->peer, op->tag, op->comm, &op->native_request);
   watch(op);
 }
 
@@ -165,10 +162,9 @@ bool Engine::take_owed_natives() {
       int flag = 0;
       MPI_Message handle;
       MPI_Status status;
-      PMPI_Improbe(frame.source, MPI_ANY_TAG, c->comm, &flag, &handle, &status);
+      mpi_->improbe(frame.source, MPI_ANY_TAG, c->comm, &flag, &handle, &status);
       if (!flag) break;
-      int bytes = 0;
-      PMPI_Get_count(&status, MPI_BYTE, &bytes);
+      const int bytes = mpi_->received_bytes(status);
       Message* m = new Message;
       m->taken = handle;  // received when a receive matches it (receive_taken())
       m->envelope.source = frame.sender;
@@ -192,7 +188,7 @@ void Engine::receive_taken(Op* op, Message* m) {
   MPI_Message handle = m->taken;
   delete m;
   op->native = Op::Native::taken;
-  PMPI_Imrecv(op->buf, op->count, op->type, &handle, &op->native_request);
+  mpi_->imrecv(op->buf, op->count, op->type, &handle, &op->native_request);
   watch(op);
 }
 
@@ -239,12 +235,9 @@ bool Engine::unback(Op* op) {
   if (op->native != Op::Native::backing) return true;
   unwatch(op);
   op->native = Op::Native::none;
-  PMPI_Cancel(&op->native_request);
   MPI_Status status;
-  const int rc = PMPI_Wait(&op->native_request, &status);
-  int cancelled = 0;
-  PMPI_Test_cancelled(&status, &cancelled);
-  if (cancelled) return true;
+  int rc = MPI_SUCCESS;
+  if (mpi_->cancel_receive(&op->native_request, &status, &rc)) return true;
   op->native = Op::Native::backing;  // matched before the cancel: complete with it
   on_native(op, status, rc);
   return false;
@@ -256,7 +249,7 @@ bool Engine::poll_natives() {
   done_statuses_.resize(natives_.size());
   int count = 0;
   const int rc =
-      PMPI_Testsome(n, natives_.data(), &count, done_indices_.data(), done_statuses_.data());
+      mpi_->testsome(n, natives_.data(), &count, done_indices_.data(), done_statuses_.data());
   if (count == MPI_UNDEFINED || count == 0) return false;
   std::vector<std::pair<Op*, MPI_Status>> finished;
   finished.reserve(static_cast<size_t>(count));
@@ -282,8 +275,7 @@ void Engine::on_native(Op* op, const MPI_Status& status, int error) {
   op->native_request = MPI_REQUEST_NULL;
   if (what == Op::Native::backing || what == Op::Native::taken) {
     if (what == Op::Native::backing) matcher_.cancel(op, op->context);
-    int bytes = 0;
-    PMPI_Get_count(&status, MPI_BYTE, &bytes);
+    const int bytes = mpi_->received_bytes(status);
     op->source = status.MPI_SOURCE;
     op->status_tag = status.MPI_TAG;
     op->bytes = static_cast<std::uint64_t>(bytes);
@@ -328,7 +320,7 @@ int Engine::block(MPI_Request* extras, int n, MPI_Status* status, int* error) {
   int index = MPI_UNDEFINED;
   MPI_Status done;
   const double wait_start = mcm::wall_seconds();
-  const int rc = PMPI_Waitany(static_cast<int>(wait_set_.size()), wait_set_.data(), &index, &done);
+  const int rc = mpi_->waitany(static_cast<int>(wait_set_.size()), wait_set_.data(), &index, &done);
   note_blocked_in_mpi(wait_start);
   int extra = -1;
   if (index == MPI_UNDEFINED) {
@@ -362,8 +354,8 @@ int Engine::block_some(MPI_Request* extras, int n, int* which, MPI_Status* statu
   some_statuses_.resize(wait_set_.size());
   int outcount = MPI_UNDEFINED;
   const double wait_start = mcm::wall_seconds();
-  const int rc = PMPI_Waitsome(static_cast<int>(wait_set_.size()), wait_set_.data(), &outcount,
-                               some_indices_.data(), some_statuses_.data());
+  const int rc = mpi_->waitsome(static_cast<int>(wait_set_.size()), wait_set_.data(), &outcount,
+                                some_indices_.data(), some_statuses_.data());
   note_blocked_in_mpi(wait_start);
   if (outcount == MPI_UNDEFINED) return 0;  // nothing active (the attention is posted)
   bool frames_moved = false;

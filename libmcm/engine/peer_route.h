@@ -1,7 +1,8 @@
 // Mode adaptive: how one rank sends to one peer of a communicator on another VM
 // (mcm/protocol/frames.h rules 9-11), as a state machine without MPI: the engine asks it
 // before every message and does what the answer says; the unit tests drive the same
-// machine against the receiver's matcher (test/unit/native_switch_test.cpp).
+// machine against the receiver's matcher (test/unit/native_switch_test.cpp), and the engines
+// that use it over fakes (test/unit/engine_switch_test.cpp).
 //
 //   native --(detoured)--> framing --(healthy: flush)--> flushing --(kFlushAck)--> native
 //                               ^                              |

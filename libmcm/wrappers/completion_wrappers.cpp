@@ -325,7 +325,8 @@ int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
       MPI_Comm comm = MPI_COMM_NULL;
       if (requests[i] == MPI_REQUEST_NULL) {
         // Done at once with an empty status; PMPI_Waitsome would skip it forever.
-        if (statuses != MPI_STATUSES_IGNORE) mcm::engine::fill_empty_status(&statuses[i]);
+        if (statuses != MPI_STATUSES_IGNORE)
+          mcm::engine::fill_empty_status(mcm::engine::pmpi_native(), &statuses[i]);
         flag = 1;
       } else if (process_engine().owns(requests[i])) {
         flag = test_ours(&requests[i], at(statuses, i), &errors[k], &comm);

@@ -2,8 +2,10 @@
 // daemon (relay, runtime, clock offsets, poller) and the engine's frame path make on
 // MCM's own communicators goes through a Transport, so that the logic runs in unit tests
 // over FakeTransport (test/unit/support/fake_transport.h) as it runs in a job over
-// mpi_transport(). Not behind it: the shim's wrappers and the engine's native path,
-// which *are* MPI calls of the application, and the start-up (mcm/bootstrap.h).
+// mpi_transport(). Not behind it: the shim's wrappers, which *are* MPI calls of the
+// application, the engine's native path (behind its own seam, libmcm/engine/native_mpi.h:
+// calls on the application's communicators and datatypes) and the start-up
+// (mcm/bootstrap.h).
 //
 // Contract (both implementations): the calls mean what their PMPI_ namesakes mean, on
 // bytes (MPI_BYTE); ranks are ranks of `comm`; MPI_ANY_SOURCE and MPI_ANY_TAG work where

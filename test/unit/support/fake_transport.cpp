@@ -53,6 +53,35 @@ std::vector<WaitingMessage> FakeNetwork::waiting(MPI_Comm comm, int destination)
   return found;
 }
 
+void FakeNetwork::hold_wire(MPI_Comm comm) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  wires_[comm];
+}
+
+bool FakeNetwork::arrive_next(MPI_Comm comm, int source, int destination) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto wire = wires_.find(comm);
+  if (wire == wires_.end()) return false;
+  auto& queue = wire->second;
+  for (auto it = queue.begin(); it != queue.end(); ++it) {
+    if (it->m.source != source || it->m.destination != destination) continue;
+    Message message = std::move(*it);
+    queue.erase(it);
+    deliver(std::move(message));
+    return true;
+  }
+  return false;
+}
+
+std::size_t FakeNetwork::on_wire(MPI_Comm comm, int source, int destination) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const auto wire = wires_.find(comm);
+  if (wire == wires_.end()) return 0;
+  return static_cast<std::size_t>(std::count_if(
+      wire->second.begin(), wire->second.end(),
+      [&](const Message& m) { return m.m.source == source && m.m.destination == destination; }));
+}
+
 std::uint64_t FakeNetwork::new_request(bool complete) {
   const std::uint64_t id = next_id_++;
   requests_[id].complete = complete;
@@ -111,6 +140,11 @@ void FakeTransport::post_send(const void* data, int bytes, int destination, int 
   const std::uint64_t id = network_.new_request(!synchronous);
   if (synchronous) message.sender_request = id;
   if (request != nullptr) *request = to_handle<MPI_Request>(id);
+  const auto wire = network_.wires_.find(comm);
+  if (wire != network_.wires_.end()) {
+    wire->second.push_back(std::move(message));
+    return;
+  }
   network_.deliver(std::move(message));
 }
 
@@ -261,6 +295,17 @@ void FakeTransport::cancel_receive(MPI_Request* request) {
   posted.erase(std::remove(posted.begin(), posted.end(), id), posted.end());
   network_.requests_.erase(id);
   *request = MPI_REQUEST_NULL;
+}
+
+bool FakeTransport::cancel_or_take(MPI_Request* request, MPI_Status* status) {
+  std::lock_guard<std::mutex> lock(network_.mutex_);
+  if (take_if_complete(request, status)) return false;
+  const std::uint64_t id = to_id(*request);
+  auto& posted = network_.posted_;
+  posted.erase(std::remove(posted.begin(), posted.end(), id), posted.end());
+  network_.requests_.erase(id);
+  *request = MPI_REQUEST_NULL;
+  return true;
 }
 
 Probed FakeTransport::recv(void* data, int bytes, int source, int tag, MPI_Comm comm) {

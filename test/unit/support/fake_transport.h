@@ -12,6 +12,8 @@
 // throw after `timeout` instead of hanging a test. Handles (requests, messages,
 // communicators) are made-up values that must never reach real MPI. A completed
 // receive's size travels in its status's MPI_ERROR (received_bytes() reads it there).
+// A communicator's wire can be held (hold_wire()): its messages are then sent but not
+// arrived, in order per pair, until the test lets the next one arrive (arrive_next()).
 // Thread-safe: one lock for the whole network.
 #pragma once
 
@@ -50,6 +52,15 @@ class FakeNetwork {
   /// The messages to `destination` of `comm` (any: -1) that wait unmatched, oldest first.
   std::vector<WaitingMessage> waiting(MPI_Comm comm, int destination = -1) const;
 
+  /// From now on, messages sent on `comm` stay on its wire until arrive_next() (a
+  /// synchronous send does not complete before).
+  void hold_wire(MPI_Comm comm);
+  /// The oldest message on `comm`'s wire from `source` to `destination` arrives: it
+  /// matches a posted receive or waits unmatched. False when none is on the wire.
+  bool arrive_next(MPI_Comm comm, int source, int destination);
+  /// Messages on `comm`'s wire from `source` to `destination`.
+  std::size_t on_wire(MPI_Comm comm, int source, int destination) const;
+
  private:
   friend class FakeTransport;
   struct Message {
@@ -86,6 +97,7 @@ class FakeNetwork {
   std::chrono::milliseconds timeout_;
   std::map<MPI_Comm, int> sizes_;
   std::deque<Message> unmatched_;
+  std::map<MPI_Comm, std::deque<Message>> wires_;  ///< held wires, oldest first
   std::map<std::uint64_t, Request> requests_;
   std::vector<std::uint64_t> posted_;           ///< posted receives, oldest first
   std::map<std::uint64_t, Message> probed_;     ///< matched by improbe, not yet received
@@ -114,6 +126,9 @@ class FakeTransport final : public Transport {
   bool test(MPI_Request* request, MPI_Status* status) override;
   int received_bytes(const MPI_Status& status) override { return status.MPI_ERROR; }
   void cancel_receive(MPI_Request* request) override;
+  /// Not in Transport (engine/native_mpi.h's cancel_receive()): cancels a receive not
+  /// matched yet (true), or takes the completed one into `*status` (false).
+  bool cancel_or_take(MPI_Request* request, MPI_Status* status);
   void send(const void* data, int bytes, int destination, int tag, MPI_Comm comm) override;
   Probed recv(void* data, int bytes, int source, int tag, MPI_Comm comm) override;
   void allreduce_sum(double* values, int count, MPI_Comm comm) override;
