@@ -140,6 +140,18 @@ std::pair<double, std::size_t> DetourPayoff::mean_wait(const std::deque<Waits>& 
   return {messages > 0 ? wait_s / static_cast<double>(messages) * 1e6 : 0.0, messages};
 }
 
+std::pair<double, std::size_t> DetourPayoff::latest_wait(const std::deque<Waits>& w, double from,
+                                                         double to) {
+  double wait_s = 0;
+  std::size_t messages = 0;
+  for (auto p = w.rbegin(); p != w.rend() && messages < kMinMessages; ++p)
+    if (p->end >= from && p->end <= to) {
+      wait_s += p->wait_s;
+      messages += p->messages;
+    }
+  return {messages > 0 ? wait_s / static_cast<double>(messages) * 1e6 : 0.0, messages};
+}
+
 void DetourPayoff::detour_figures(const Pair& p, int c, double now, std::vector<double>& ratios,
                                   std::vector<double>& bases, std::vector<long long>& sizes) const {
   ratios.clear(), bases.clear(), sizes.clear();
@@ -169,11 +181,11 @@ std::optional<DetourPayoff::Verdict> DetourPayoff::judge(int destination, const 
   }
   Verdict v;
   if (before.empty()) {
-    // The receivers' waits (see the header): the periods that ended between the first
-    // congested observation and the switch (they reach this daemon up to a period late, so
-    // they are read once the trial is on), against the detour's last return_after.
+    // The receivers' waits (see the header): the latest periods that ended between the
+    // first congested observation and the switch (they reach this daemon up to a period
+    // late, so they are read once the trial is on), against the detour's last return_after.
     if (std::isnan(p.waits_before_us) && now - p.left_at >= 2 * protocol::kWaitPeriod) {
-      const auto [us, n] = mean_wait(p.waits, p.congested_since, p.left_at);
+      const auto [us, n] = latest_wait(p.waits, p.congested_since, p.left_at);
       if (n >= kMinMessages) p.waits_before_us = us, p.waits_before_messages = n;
     }
     const auto [detour_us, on_detour] =

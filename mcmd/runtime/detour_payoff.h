@@ -25,14 +25,17 @@
 // Without a message's latency before the switch (in mode adaptive the native direct path
 // times none: the receiving shim has no send time there), the receivers' waits judge
 // instead (runtime_messages.h rule 5: per period, how many of this VM's messages a rank
-// received and how long it waited for them): the wait per message in the periods that
-// ended between the direct path's first congested observation (of its trailing run out of
-// the low zone; the first one at all when none was low: congested from the start) and the
-// switch, against the wait per message of the detour's last return_after, by the same
-// rule (and the same growth of the probes). A wait is what a late message costs the
-// application, whatever its size; a detour whose messages come later than the congested
-// path's did makes the receivers wait longer. Without either figure the detour is kept,
-// as before issue 40.
+// received and how long it waited for them): the wait per message in the latest periods
+// before the switch that hold kMinMessages messages, back to the direct path's first
+// congested observation at most (of its trailing run out of the low zone; the first one at
+// all when none was low: congested from the start), against the wait per message of the
+// detour's last return_after, by the same rule (and the same growth of the probes). The
+// latest: a flood's queue fills during the onset, and the messages of its first periods
+// waited far less than those the detour takes over (a mean over the onset gave a detour
+// up 3 s before the flood ended, its messages waiting half what the direct path's did). A wait is
+// what a late message costs the application, whatever its size; a detour whose messages come later
+// than the congested path's did makes the receivers wait longer. Without either figure the detour
+// is kept, as before issue 40.
 #pragma once
 
 #include <array>
@@ -118,6 +121,10 @@ class DetourPayoff {
   /// messages they hold.
   static std::pair<double, std::size_t> mean_wait(const std::deque<Waits>& w, double from,
                                                   double to);
+  /// mean_wait() of the latest periods of `w` ending in [from, to], taken back from `to`
+  /// until they hold kMinMessages messages (all of them when they hold fewer).
+  static std::pair<double, std::size_t> latest_wait(const std::deque<Waits>& w, double from,
+                                                    double to);
   struct Pair {
     bool active = false;
     double since = 0;            ///< switch (or move) time: the trial starts here

@@ -278,13 +278,11 @@ TEST_CASE("payoff: without waits reported, an untimed pair's detour is kept", "[
   CHECK(s.via(1) == 2);
 }
 
-TEST_CASE(
-    "payoff: a pair congested from its first observation counts every wait before the "
-    "switch",
-    "[runtime]") {
+TEST_CASE("payoff: a pair congested from its first observation takes waits from before it",
+          "[runtime]") {
   // The ranks ran 1.5 s on a link congested from the start before the daemons' probes began
   // (3 messages per period); 8 probes in 0.35 s made the pair leave. The periods since the
-  // first probe alone (2 of them, 6 messages) say too little; all of them say 1 ms.
+  // first probe alone (2 of them, 6 messages) say too little; with the one before, 1 ms.
   PathSelector s = selector();
   double t = 0;
   for (int i = 1; i <= 6; ++i) s.receive_waits(1, t += 0.25, 3, 3 * 1e-3);
@@ -297,4 +295,23 @@ TEST_CASE(
   REQUIRE(back.size() == 1);
   INFO(back[0].reason);
   CHECK(back[0].reason.find("against 1.00 ms direct before the switch") != std::string::npos);
+}
+
+TEST_CASE("payoff: with no message timed, the waits nearest the switch are the figure",
+          "[runtime]") {
+  // The queue fills during the onset: the messages of the first congested periods waited
+  // 0.3 ms, those of the last ones before the switch 20 ms (probes every 100 ms, a period
+  // after each; the pair leaves after the eighth). The detour's 12.5 ms pays against the
+  // latter, not against a mean over the onset (7.7 ms).
+  PathSelector s = selector();
+  double t = 0;
+  direct_life(s, t, 3, 150, 100);
+  for (int i = 0; i < 40 && s.via(1) < 0; ++i) {
+    s.observe(1, -1, kDirectUs, kProbeBytes, t += 0.1, true);
+    waits(s, t + 0.001, i < 5 ? 300 : 20000);
+  }
+  REQUIRE(s.via(1) == 2);
+  CHECK(detour_life(s, t, 10, 12500).empty());
+  CHECK(s.via(1) == 2);
+  CHECK(s.returns() == 0);
 }
