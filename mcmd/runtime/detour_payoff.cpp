@@ -67,7 +67,7 @@ void DetourPayoff::start(int destination, const PathRecord* direct, long long su
   p.active = true;
   p.since = p.left_at = now;
   p.suffered_class = size_class(suffered_bytes);
-  p.not_paying_since = -1;
+  p.not_paying_since = p.worse_since = -1;
   for (auto& c : p.before) c.clear();
   for (auto& c : p.detour) c.clear();
   p.probes_before.clear();
@@ -99,7 +99,7 @@ void DetourPayoff::moved(int destination, double now) {
   if (destination < 0 || destination >= vm_count_) return;
   Pair& p = pairs_[static_cast<size_t>(destination)];
   p.since = now;
-  p.not_paying_since = -1;
+  p.not_paying_since = p.worse_since = -1;
   for (auto& c : p.detour) c.clear();  // the old detour's messages say nothing of this one
 }
 
@@ -191,7 +191,7 @@ std::optional<DetourPayoff::Verdict> DetourPayoff::judge(int destination, const 
     const auto [detour_us, on_detour] =
         mean_wait(p.waits, std::max(p.since + protocol::kWaitPeriod, now - return_after_s_), now);
     if (std::isnan(p.waits_before_us) || on_detour < kMinMessages) {
-      p.not_paying_since = -1;  // nothing to compare with: kept (see the header)
+      p.not_paying_since = p.worse_since = -1;  // nothing to compare with: kept (see the header)
       return std::nullopt;
     }
     v.by_waits = true;
@@ -222,12 +222,20 @@ std::optional<DetourPayoff::Verdict> DetourPayoff::judge(int destination, const 
     v.probes_now_us = median(probes_us);
     if (before_ratio > 0) v.growth = std::max(1.0, now_ratio / before_ratio);
   }
-  if (v.detour_us < (1 - min_gain_) * v.before_us * v.growth) {  // it pays: start again
-    p.not_paying_since = -1;
+  const double reference_us = v.before_us * v.growth;
+  if (v.detour_us < (1 - min_gain_) * reference_us) {  // it pays: start again
+    p.not_paying_since = p.worse_since = -1;
     return std::nullopt;
   }
   if (p.not_paying_since < 0) p.not_paying_since = now;
-  if (!trial_over || now - p.not_paying_since < return_after_s_) return std::nullopt;
+  if (v.detour_us < kClearlyWorse * reference_us)
+    p.worse_since = -1;
+  else if (p.worse_since < 0)
+    p.worse_since = now;
+  const bool clearly_worse = p.worse_since >= 0 && now - p.since >= return_after_s_ &&
+                             now - p.worse_since >= return_after_s_ / 2;
+  if (!clearly_worse && (!trial_over || now - p.not_paying_since < return_after_s_))
+    return std::nullopt;
   v.give_ups = ++p.give_ups;
   v.hold_s = return_after_s_ * std::pow(4.0, std::min(v.give_ups, 3));
   p.active = false;

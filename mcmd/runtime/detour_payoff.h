@@ -20,22 +20,23 @@
 // is not below (1 - min_gain) x the reference. The pair gives it up once it has been on the
 // detour for trial (2 x return_after) and every judgement for the last return_after said
 // it does not pay: one that says it pays starts that again (hysteresis, no flapping on a
-// noisy figure). After the k-th give-up (k = 1, 2, 3...) the pair searches no detour for
-// return_after x 4^k, at most 64x: each trial costs the application while it lasts.
-// Without a message's latency before the switch (in mode adaptive the native direct path
-// times none: the receiving shim has no send time there), the receivers' waits judge
-// instead (runtime_messages.h rule 5: per period, how many of this VM's messages a rank
-// received and how long it waited for them): the wait per message in the latest periods
-// before the switch that hold kMinMessages messages, back to the direct path's first
-// congested observation at most (of its trailing run out of the low zone; the first one at
-// all when none was low: congested from the start), against the wait per message of the
-// detour's last return_after, by the same rule (and the same growth of the probes). The
-// latest: a flood's queue fills during the onset, and the messages of its first periods
-// waited far less than those the detour takes over (a mean over the onset gave a detour
-// up 3 s before the flood ended, its messages waiting half what the direct path's did). A wait is
-// what a late message costs the application, whatever its size; a detour whose messages come later
-// than the congested path's did makes the receivers wait longer. Without either figure the detour
-// is kept, as before issue 40.
+// noisy figure). Sooner when the detour is clearly slower (kClearlyWorse x the reference
+// in every judgement for the last half return_after, after a return_after on it): the
+// rest of the trial would only cost the application. After the k-th give-up (k = 1, 2, 3...) the
+// pair searches no detour for return_after x 4^k, at most 64x: each trial costs the application
+// while it lasts. Without a message's latency before the switch (in mode adaptive the native direct
+// path times none: the receiving shim has no send time there), the receivers' waits judge instead
+// (runtime_messages.h rule 5: per period, how many of this VM's messages a rank received and how
+// long it waited for them): the wait per message in the latest periods before the switch that hold
+// kMinMessages messages, back to the direct path's first congested observation at most (of its
+// trailing run out of the low zone; the first one at all when none was low: congested from the
+// start), against the wait per message of the detour's last return_after, by the same rule (and the
+// same growth of the probes). The latest: a flood's queue fills during the onset, and the messages
+// of its first periods waited far less than those the detour takes over (a mean over the onset gave
+// a detour up 3 s before the flood ended, its messages waiting half what the direct path's did). A
+// wait is what a late message costs the application, whatever its size; a detour whose messages
+// come later than the congested path's did makes the receivers wait longer. Without either figure
+// the detour is kept, as before issue 40.
 #pragma once
 
 #include <array>
@@ -59,6 +60,8 @@ class DetourPayoff {
   static constexpr std::size_t kMinProbes = 3;
   /// The trial on a detour before it is judged, in units of return_after.
   static constexpr double kTrialHolds = 2.0;
+  /// A detour this many times the reference gives no reason to finish its trial.
+  static constexpr double kClearlyWorse = 1.5;
   /// Receive waits kept per pair (seconds): the congested periods before a switch and
   /// the detour's are judged up to a trial after it.
   static constexpr double kWaitsKept = 30.0;
@@ -138,6 +141,7 @@ class DetourPayoff {
     std::vector<double> probes_before;          ///< small probes' ratios
     std::array<std::deque<Sample>, 2> detour;   ///< newest last, by size class
     double not_paying_since = -1;               ///< -1: the last judgement said it pays
+    double worse_since = -1;  ///< -1: the last judgement found it not kClearlyWorse
     int give_ups = 0;
   };
   /// The detour's figures of class `c` at `now` (ratios, bases, sizes).

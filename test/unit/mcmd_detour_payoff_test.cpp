@@ -315,3 +315,19 @@ TEST_CASE("payoff: with no message timed, the waits nearest the switch are the f
   CHECK(s.via(1) == 2);
   CHECK(s.returns() == 0);
 }
+
+TEST_CASE("payoff: a detour clearly slower is given up before its trial ends", "[runtime]") {
+  // Twice the congested periods' wait per message: after a return_after on it (1 s) and
+  // half of one of such judgements, not the whole trial (2 s, then 1 s of judgements).
+  double t = 0;
+  PathSelector s = switched_untimed(t);
+  const double switched = t;
+  const std::vector<Decision> back = detour_life(s, t, 5, 2000);
+  REQUIRE(back.size() == 1);
+  INFO(back[0].reason);
+  CHECK(back[0].kind == Decision::Kind::back_to_direct);
+  CHECK(t - switched >= 1.0);
+  CHECK(t - switched < 2.0);
+  CHECK(back[0].reason.find("waited 2.00 ms per message on it against 1.00 ms") !=
+        std::string::npos);
+}
