@@ -12,6 +12,7 @@
 #include <mpi.h>
 
 #include <catch2/catch.hpp>
+#include <functional>
 #include <memory>
 #include <random>
 #include <string>
@@ -161,53 +162,29 @@ class Run {
   std::string run() {
     for (step_ = 0; step_ < 20000; ++step_) {
       if (done()) return with_trace(check());
-      std::vector<int> can;
-      for (int s : {0, 2})
-        if (next_send(s) >= 0 && blocked_on_[s] < 0) can.push_back(s == 0 ? 0 : 10);
-      can.push_back(1);  // a daemon flips a route
-      for (int s : {0, 2})
-        if (cluster_.job.network.on_wire(cluster_.job.app_comm, s, 1) > 0)
-          can.push_back(s == 0 ? 2 : 12);
-      for (int vm : {0, 1, 2})
-        if (cluster_.waiting_at_daemon(vm)) can.push_back(30 + vm);
-      if (next_post_ < receives_.size() && (!o_.blocking_receiver || last_done())) can.push_back(4);
-      can.push_back(5);  // progress and completion at a sender
-      can.push_back(6);  // ... at the receiver
-      const int action = can[rng_() % can.size()];
-      switch (action) {
-        case 0:
-          send(0);
-          break;
-        case 10:
-          send(2);
-          break;
-        case 1:
-          flip();
-          break;
-        case 2:
-          cluster_.job.network.arrive_next(cluster_.job.app_comm, 0, 1);
-          note("a native of 0 arrives");
-          break;
-        case 12:
-          cluster_.job.network.arrive_next(cluster_.job.app_comm, 2, 1);
-          note("a native of 2 arrives");
-          break;
-        case 30:
-        case 31:
-        case 32:
-          cluster_.relay_one(action - 30);
-          note("the daemon of VM " + std::to_string(action - 30) + " hands on a frame");
-          break;
-        case 4:
-          post();
-          break;
-        case 5:
-          sender_round(o_.senders == 2 && rng_() % 2 ? 2 : 0);
-          break;
-        default:
-          receiver_round();
-          break;
+      // What may happen next; one of them, at random.
+      std::vector<std::function<void()>> can;
+      const MPI_Comm app = cluster_.job.app_comm;
+      for (int s : {0, 2}) {
+        if (next_send(s) >= 0 && blocked_on_[s] < 0) can.push_back([this, s] { send(s); });
+        if (cluster_.job.network.on_wire(app, s, 1) > 0)
+          can.push_back([this, s, app] {
+            cluster_.job.network.arrive_next(app, s, 1);
+            note("a native of " + std::to_string(s) + " arrives");
+          });
       }
+      for (int vm : {0, 1, 2})
+        if (cluster_.waiting_at_daemon(vm))
+          can.push_back([this, vm] {
+            cluster_.relay_one(vm);
+            note("the daemon of VM " + std::to_string(vm) + " hands on a frame");
+          });
+      if (next_post_ < receives_.size() && (!o_.blocking_receiver || last_done()))
+        can.push_back([this] { post(); });
+      can.push_back([this] { flip(); });
+      can.push_back([this] { sender_round(o_.senders == 2 && rng_() % 2 ? 2 : 0); });
+      can.push_back([this] { receiver_round(); });
+      can[rng_() % can.size()]();
       if (!failure_.empty()) return with_trace(failure_);
     }
     return with_trace("no progress after 20000 steps (a deadlock): " + std::to_string(received_) +
