@@ -260,10 +260,8 @@ class Engine {
   void match_released();
   /// The first frame of `m` arrived: what became matchable (Matcher::arrive) is matched
   /// behind the frames released before and not matched yet, so that each sender's
-  /// messages keep their order. (Matched at once, a frame overtook its sender's earlier
-  /// frames that a receive found taken had released: the receive's backing had matched a
-  /// native, which opened their gate, in the middle of a poll of an MPI_ANY_SOURCE
-  /// fan-in; found by test/unit/engine_switch_test.cpp.)
+  /// messages keep their order (a native matched in the middle of a poll, found by a
+  /// receive taken already, may have released earlier frames of the same sender).
   void arrive(Message* m, const Arrival& a);
   /// Takes the natives that waiting frames owe out of MPI's unexpected queue (rule 10).
   /// True when it took any.
