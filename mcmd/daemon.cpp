@@ -232,7 +232,10 @@ void Daemon::enter_shutdown_barrier() {
 void Daemon::beat() {
   heartbeat_timer_.expires_after(heartbeats_.settings().interval);
   heartbeat_timer_.async_wait([this](const boost::system::error_code& ec) {
-    if (ec) return;  // cancelled: the last barrier completed
+    // Stopped: the last barrier completed. cancel() alone is not enough: a wait that had
+    // expired already runs without an error, and re-arming here kept the event loop, and so
+    // the daemon and the whole job, from ever ending (seen once in a mode-off run).
+    if (ec || !heartbeats_.running()) return;
     heartbeats_.tick(Heartbeats::Clock::now());
     beat();
   });

@@ -56,6 +56,8 @@ class Heartbeats {
   void tick(Clock::time_point now);
   /// Receives what waits, then neither sends nor judges any more (rule 4).
   void stop();
+  /// Between start() and stop().
+  bool running() const { return running_; }
 
   const Settings& settings() const { return settings_; }
   std::uint64_t received() const { return received_; }
