@@ -289,16 +289,13 @@ bool FakeTransport::test(MPI_Request* request, MPI_Status* status) {
 }
 
 void FakeTransport::cancel_receive(MPI_Request* request) {
-  std::lock_guard<std::mutex> lock(network_.mutex_);
-  const std::uint64_t id = to_id(*request);
-  auto& posted = network_.posted_;
-  posted.erase(std::remove(posted.begin(), posted.end(), id), posted.end());
-  network_.requests_.erase(id);
-  *request = MPI_REQUEST_NULL;
+  MPI_Status ignored;
+  cancel_or_take(request, &ignored);
 }
 
 bool FakeTransport::cancel_or_take(MPI_Request* request, MPI_Status* status) {
   std::lock_guard<std::mutex> lock(network_.mutex_);
+  if (*request == MPI_REQUEST_NULL) return true;
   if (take_if_complete(request, status)) return false;
   const std::uint64_t id = to_id(*request);
   auto& posted = network_.posted_;
