@@ -2,6 +2,10 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
 namespace mcm::engine {
 
 void LateArrivals::start(const mcm::Layout& layout, const mcm::Doorbell& bell,
@@ -11,6 +15,7 @@ void LateArrivals::start(const mcm::Layout& layout, const mcm::Doorbell& bell,
   bell_ = &bell;
   batches_.assign(static_cast<size_t>(layout.daemon_count), Batch{});
   waits_.assign(static_cast<size_t>(layout.daemon_count), protocol::ReceiveWaits{});
+  first_.assign(waits_.size(), 0.0);
   period_end_ = 0;
 }
 
@@ -27,6 +32,7 @@ void LateArrivals::add_receive(int source_vm, double waited_s, double now) {
   if (source_vm < 0 || static_cast<size_t>(source_vm) >= waits_.size()) return;
   if (period_end_ == 0) period_end_ = now + protocol::kWaitPeriod;
   protocol::ReceiveWaits& w = waits_[static_cast<size_t>(source_vm)];
+  if (w.messages == 0) first_[static_cast<size_t>(source_vm)] = now;
   ++w.messages;
   if (waited_s > 0) w.wait_s += waited_s;
   // Here too, not only in poll(): a rank whose receives are natives completed inside MPI
@@ -60,6 +66,9 @@ void LateArrivals::send_waits(double now) {
     w.source_vm = static_cast<std::int32_t>(vm);
     w.destination_vm = layout_->vm;
     w.t_end = now;
+    const double span_us = std::round((now - first_[vm]) * 1e6);
+    w.span_us = static_cast<std::uint32_t>(
+        std::clamp(span_us, 0.0, double{std::numeric_limits<std::uint32_t>::max()}));
     auto buffer = std::make_shared<protocol::ReceiveWaits>(w);
     w = protocol::ReceiveWaits{};
     issend(buffer, buffer.get(), sizeof *buffer, layout_->daemon_of_vm[vm],

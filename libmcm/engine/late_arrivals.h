@@ -58,6 +58,7 @@ class LateArrivals {
   std::vector<Batch> batches_;  ///< by source VM
   std::size_t queued_ = 0;
   std::vector<protocol::ReceiveWaits> waits_;  ///< by source VM, this period's
+  std::vector<double> first_;                  ///< by source VM, its period's first message
   double period_end_ = 0;                      ///< 0: no message counted yet
   std::vector<MPI_Request> requests_;
   std::vector<std::shared_ptr<const void>> buffers_;  ///< beside requests_

@@ -121,10 +121,11 @@ void DetourPayoff::add(int destination, double latency_us, double direct_base_us
     samples.pop_front();
 }
 
-void DetourPayoff::add_waits(int destination, double end, std::uint32_t messages, double wait_s) {
+void DetourPayoff::add_waits(int destination, double begin, double end, std::uint32_t messages,
+                             double wait_s) {
   if (destination < 0 || destination >= vm_count_ || messages == 0) return;
   std::deque<Waits>& w = pairs_[static_cast<size_t>(destination)].waits;
-  w.push_back({end, messages, std::max(0.0, wait_s)});
+  w.push_back({std::min(begin, end), end, messages, std::max(0.0, wait_s)});
   while (!w.empty() && (w.size() > kMaxSamples || end - w.front().end > kWaitsKept)) w.pop_front();
 }
 
@@ -145,7 +146,7 @@ std::pair<double, std::size_t> DetourPayoff::latest_wait(const std::deque<Waits>
   double wait_s = 0;
   std::size_t messages = 0;
   for (auto p = w.rbegin(); p != w.rend() && messages < kMinMessages; ++p)
-    if (p->end >= from && p->end <= to) {
+    if (p->begin >= from && p->end <= to) {
       wait_s += p->wait_s;
       messages += p->messages;
     }

@@ -28,15 +28,16 @@
 // path times none: the receiving shim has no send time there), the receivers' waits judge instead
 // (runtime_messages.h rule 5: per period, how many of this VM's messages a rank received and how
 // long it waited for them): the wait per message in the latest periods before the switch that hold
-// kMinMessages messages, back to the direct path's first congested observation at most (of its
+// kMinMessages messages, none begun before the direct path's first congested observation (of its
 // trailing run out of the low zone; the first one at all when none was low: congested from the
-// start), against the wait per message of the detour's last return_after, by the same rule (and the
-// same growth of the probes). The latest: a flood's queue fills during the onset, and the messages
-// of its first periods waited far less than those the detour takes over (a mean over the onset gave
-// a detour up 3 s before the flood ended, its messages waiting half what the direct path's did). A
-// wait is what a late message costs the application, whatever its size; a detour whose messages
-// come later than the congested path's did makes the receivers wait longer. Without either figure
-// the detour is kept, as before issue 40.
+// start; a period across the onset averages healthy messages with congested ones), against the wait
+// per message of the detour's last return_after, by the same rule (and the same growth of the
+// probes). The latest: a flood's queue fills during the onset, and the messages of its first
+// periods waited far less than those the detour takes over (a mean over the onset gave a detour up
+// 3 s before the flood ended, its messages waiting half what the direct path's did). A wait is what
+// a late message costs the application, whatever its size; a detour whose messages come later than
+// the congested path's did makes the receivers wait longer. Without either figure the detour is
+// kept, as before issue 40.
 #pragma once
 
 #include <array>
@@ -82,10 +83,10 @@ class DetourPayoff {
   void add(int destination, double latency_us, double direct_base_us, long long bytes, double now);
 
   /// What the destination's ranks waited for this VM's messages in one period (rule 5):
-  /// `messages` received, `wait_s` waited in all, the period ending at `end` (this
-  /// daemon's clock). Kept for every pair, detoured or not (the periods before a switch
-  /// are its reference).
-  void add_waits(int destination, double end, std::uint32_t messages, double wait_s);
+  /// `messages` received, `wait_s` waited in all, the first at `begin`, the period ending
+  /// at `end` (this daemon's clock). Kept for every pair, detoured or not (the periods
+  /// before a switch are its reference).
+  void add_waits(int destination, double begin, double end, std::uint32_t messages, double wait_s);
 
   /// Why the pair returns, for the decision's reason.
   struct Verdict {
@@ -116,6 +117,7 @@ class DetourPayoff {
     long long bytes = 0;
   };
   struct Waits {
+    double begin = 0;
     double end = 0;
     std::uint32_t messages = 0;
     double wait_s = 0;
@@ -124,8 +126,9 @@ class DetourPayoff {
   /// messages they hold.
   static std::pair<double, std::size_t> mean_wait(const std::deque<Waits>& w, double from,
                                                   double to);
-  /// mean_wait() of the latest periods of `w` ending in [from, to], taken back from `to`
-  /// until they hold kMinMessages messages (all of them when they hold fewer).
+  /// mean_wait() of the latest periods of `w` within [from, to] (their first message at
+  /// `from` or later, their end at `to` or sooner), taken back from `to` until they hold
+  /// kMinMessages messages (all of them when they hold fewer).
   static std::pair<double, std::size_t> latest_wait(const std::deque<Waits>& w, double from,
                                                     double to);
   struct Pair {

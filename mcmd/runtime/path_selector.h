@@ -140,10 +140,12 @@ class PathSelector {
   /// What `peer` reports about its own direct paths (direct_excess() there), received at
   /// `now`.
   void peer_report(int peer, std::vector<double> excess_us, double now);
-  /// What `destination`'s ranks waited for this VM's messages in a period ending at `end`
-  /// (runtime_messages.h rule 5): whether a detour pays, where no message is timed.
-  void receive_waits(int destination, double end, std::uint32_t messages, double wait_s) {
-    payoff_.add_waits(destination, end, messages, wait_s);
+  /// What `destination`'s ranks waited for this VM's messages in a period from `begin`
+  /// (its first one) to `end` (runtime_messages.h rule 5): whether a detour pays, where no
+  /// message is timed.
+  void receive_waits(int destination, double begin, double end, std::uint32_t messages,
+                     double wait_s) {
+    payoff_.add_waits(destination, begin, end, messages, wait_s);
   }
   /// Time passes: returns detoured pairs to direct when due (not while rebasing).
   std::vector<Decision> tick(double now);

@@ -348,7 +348,8 @@ void Runtime::on_receive_waits(int from_vm, const std::vector<char>& bytes) {
   ++wait_reports_;
   waited_messages_ += waits->messages;
   waited_s_ += waits->wait_s;
-  selector_.receive_waits(from_vm, tracker_.to_mine(waits->t_end, from_vm), waits->messages,
+  const double end = tracker_.to_mine(waits->t_end, from_vm);
+  selector_.receive_waits(from_vm, end - waits->span_us * 1e-6, end, waits->messages,
                           waits->wait_s);
 }
 

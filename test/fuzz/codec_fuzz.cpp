@@ -247,7 +247,7 @@ void receive_waits_case(std::uint64_t n) {
   if (in.size() != sizeof(ReceiveWaits) || read->source_vm < 0 || read->source_vm >= vms ||
       read->destination_vm < 0 || read->destination_vm >= vms ||
       read->source_vm == read->destination_vm || !(read->wait_s >= 0) || std::isinf(read->wait_s) ||
-      read->reserved != 0)
+      !std::isfinite(read->t_end))
     broken("accepted receive waits that break their rules", n);
 }
 

@@ -1,8 +1,9 @@
 // The receive waits a rank reports to the source daemons (libmcm/engine/late_arrivals.h,
 // mcm/protocol/runtime_messages.h rule 5), over a FakeJob: one record per source VM and
-// period, to that VM's daemon, counting every message and only positive waits; nothing
-// before the period is over; a new period begins with its next message; a receive at the
-// period's end sends it without a poll.
+// period, to that VM's daemon, counting every message and only positive waits, with the
+// span since that VM's first message in it; nothing before the period is over; a new
+// period begins with its next message; a receive at the period's end sends it without a
+// poll.
 #include "engine/late_arrivals.h"
 
 #include <catch2/catch.hpp>
@@ -55,10 +56,12 @@ TEST_CASE("receive waits: one record per source VM and period, to that VM's daem
   CHECK(from1[0].messages == 2);
   CHECK(from1[0].wait_s == Approx(0.002));
   CHECK(from1[0].t_end == 10.3);
+  CHECK(from1[0].span_us == 300000);  // since its first message, at 10.0
   const auto from2 = waits_at(job, 2);
   REQUIRE(from2.size() == 1);
   CHECK(from2[0].messages == 1);
   CHECK(from2[0].wait_s == Approx(0.0005));
+  CHECK(from2[0].span_us == 100000);  // VM 2's first came at 10.2, in the same period
 
   // Nothing received: nothing sent, however long; the next period starts with a message.
   reports.poll(20.0);

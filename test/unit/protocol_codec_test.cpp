@@ -158,6 +158,7 @@ TEST_CASE(
   w.messages = 40;
   w.wait_s = 0.125;
   w.t_end = 17.25;
+  w.span_us = 250000;
   const auto read_as = [](const ReceiveWaits& r, std::size_t bytes = sizeof(ReceiveWaits)) {
     return read_receive_waits(reinterpret_cast<const char*>(&r), bytes, 4);
   };
@@ -166,6 +167,7 @@ TEST_CASE(
   CHECK(read->messages == 40);
   CHECK(read->wait_s == 0.125);
   CHECK(read->t_end == 17.25);
+  CHECK(read->span_us == 250000);
   CHECK_FALSE(read_as(w, sizeof w - 1));
   ReceiveWaits bad = w;
   bad.source_vm = 4;
@@ -180,7 +182,7 @@ TEST_CASE(
   bad.wait_s = std::numeric_limits<double>::infinity();
   CHECK_FALSE(read_as(bad));
   bad = w;
-  bad.reserved = 1;
+  bad.t_end = std::numeric_limits<double>::quiet_NaN();
   CHECK_FALSE(read_as(bad));
 }
 

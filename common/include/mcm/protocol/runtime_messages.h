@@ -52,11 +52,13 @@
 //     other VM whose messages it received in that period one ReceiveWaits (kTagReceiveWaits,
 //     to that VM's daemon): how many of them it received (natives and frames alike) and how
 //     long the application waited for them in all (t_r - t_rq of rule 1, counted only when
-//     positive). It is the one figure of what a pair's messages cost when they have no
-//     send time (mode adaptive's natives, frames.h rule 9): the source daemon compares a
-//     detour's waits per message with the direct path's before the switch (whether the
-//     detour pays, mcmd/runtime/detour_payoff.h). Sent with PMPI_Issend and no ring (the
-//     daemon reads it at its next wake-up; nothing in it is urgent) and drained at
+//     positive), and since when: the span from the first of them to the period's end (a
+//     period that began before the pair's direct path was congested mixes healthy messages
+//     with congested ones: no figure of the congested path). It is the one figure of what
+//     a pair's messages cost when they have no send time (mode adaptive's natives, frames.h rule
+//     9): the source daemon compares a detour's waits per message with the direct path's before the
+//     switch (whether the detour pays, mcmd/runtime/detour_payoff.h). Sent with PMPI_Issend and no
+//     ring (the daemon reads it at its next wake-up; nothing in it is urgent) and drained at
 //     finalize with the late reports, so nothing is left unmatched.
 #pragma once
 
@@ -97,10 +99,10 @@ struct ReceiveWaits {
   std::int32_t source_vm = -1;
   std::int32_t destination_vm = -1;
   std::uint32_t messages = 0;  ///< received in the period, natives and frames alike
-  std::uint32_t reserved = 0;
-  double wait_s = 0;  ///< the waits for them, summed
-  double t_end = 0;   ///< when the period ended: it began with its first message and ends
-                      ///< at the rank's first MPI call kWaitPeriod or more after that
+  std::uint32_t span_us = 0;   ///< from the first of them to t_end (µs, at most UINT32_MAX)
+  double wait_s = 0;           ///< the waits for them, summed
+  double t_end = 0;  ///< when the period ended: it began with its first message (of any VM)
+                     ///< and ends at the rank's first MPI call kWaitPeriod or more after that
 };
 static_assert(sizeof(ReceiveWaits) == 32, "part of the wire format");
 

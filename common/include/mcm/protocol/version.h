@@ -6,7 +6,8 @@
 //
 // History: 1, the first versioned protocol; 2, the daemons' heartbeats (liveness.h);
 // 3, frames carry their sender's native count and never wait for a fence (frames.h rule 10);
-// 4, ranks report their receive waits to the source daemons (runtime_messages.h rule 5).
+// 4, ranks report their receive waits to the source daemons (runtime_messages.h rule 5);
+// 5, receive waits say since when (ReceiveWaits::span_us, where 4 had a reserved 0).
 #pragma once
 
 #include <cstdint>
@@ -14,7 +15,7 @@
 // Tests build a second copy of the start-up with another version (-DMCM_WIRE_VERSION=N),
 // to meet a skewed install for real (test/system/relay_daemon_test.sh).
 #ifndef MCM_WIRE_VERSION
-#define MCM_WIRE_VERSION 4
+#define MCM_WIRE_VERSION 5
 #endif
 
 namespace mcm::protocol {
