@@ -38,10 +38,28 @@ void Engine::complete(Op* op) {
   }
 }
 
+void Engine::add_outside_until(double start) {
+  if (in_native_collectives_ == 0 && start > in_mpi_until_) outside_mpi_s_ += start - in_mpi_until_;
+}
+
+void Engine::native_collective_begin() {
+  if (in_native_collectives_ == 0) {
+    const double now = mcm::wall_seconds();
+    add_outside_until(now);
+    in_mpi_until_ = now;
+  }
+  ++in_native_collectives_;
+}
+
+void Engine::native_collective_end() {
+  if (in_native_collectives_ > 0 && --in_native_collectives_ == 0)
+    in_mpi_until_ = mcm::wall_seconds();
+}
+
 void Engine::note_blocked_in_mpi(double start) {
   const double now = mcm::wall_seconds();
   if (now - start > kPollGap) last_progress_end_ = now;
-  if (start > in_mpi_until_) outside_mpi_s_ += start - in_mpi_until_;
+  add_outside_until(start);
   in_mpi_until_ = now;
 }
 
@@ -51,7 +69,7 @@ bool Engine::progress() {
     gap_start_ = last_progress_end_;
     gap_end_ = start;
   }
-  if (start > in_mpi_until_) outside_mpi_s_ += start - in_mpi_until_;
+  add_outside_until(start);
   bool moved = frames_.poll([this](const protocol::Envelope& e, const char* p) { on_frame(e, p); },
                             [this](Op* op) { on_sent(op); });
   if (!natives_.empty()) moved = poll_natives() || moved;

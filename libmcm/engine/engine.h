@@ -197,10 +197,16 @@ class Engine {
   std::uint64_t late_acks_sent() const { return late_.sent(); }
   /// What this rank received, per source world rank, and how long it waited for it.
   const ReceiveTally& received() const { return received_; }
-  /// Seconds since start() that this rank spent outside the engine's calls (computing,
-  /// or in MPI calls that do not drive the engine): the sum of the intervals between
-  /// progress rounds and blocking waits. An estimate of its computation.
+  /// Seconds since start() that this rank spent outside the engine's calls and Open MPI's
+  /// own collectives (computing, or in MPI calls that neither drive the engine nor are
+  /// collectives): the sum of the intervals between progress rounds, blocking waits and
+  /// native collectives. An estimate of its computation.
   double outside_mpi_seconds() const { return outside_mpi_s_; }
+  /// A blocking collective of Open MPI's own begins / ends (mcm_native_collective_begin):
+  /// its time is in MPI, also between the progress rounds its progress hook runs. Nested
+  /// (threads) calls count once. Under the engine lock.
+  void native_collective_begin();
+  void native_collective_end();
   double started_at() const { return started_at_; }
 
   /// Argument checks; false means: let MPI handle (and report) the call.
@@ -346,7 +352,11 @@ class Engine {
   double gap_start_ = 0, gap_end_ = 0;  ///< the latest gap between progress rounds
   /// When the engine last left MPI (a progress round or a blocking wait ended).
   double in_mpi_until_ = 0;
-  double outside_mpi_s_ = 0;  ///< outside_mpi_seconds()
+  double outside_mpi_s_ = 0;       ///< outside_mpi_seconds()
+  int in_native_collectives_ = 0;  ///< native_collective_begin() not yet ended
+  /// The time from in_mpi_until_ to `start` was outside MPI, unless a native collective
+  /// runs (then the rank is in MPI whatever the engine did).
+  void add_outside_until(double start);
   double started_at_ = 0;
   ReceiveTally received_;
   /// When a message that completes at `now` reached this rank (t_r), by the rule of

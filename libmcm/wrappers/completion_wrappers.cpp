@@ -251,12 +251,18 @@ int mcm_engine_active(void) {
 
 int mcm_native_collective_begin(void) {
   if (!process_engine().native_collectives()) return 0;
+  {
+    Lock lock(process_engine().lock());
+    process_engine().native_collective_begin();
+  }
   mcm::engine::progress_hook::collective_begin();
   return 1;
 }
 
 void mcm_native_collective_end(void) {
   mcm::engine::progress_hook::collective_end();
+  Lock lock(process_engine().lock());
+  process_engine().native_collective_end();
 }
 
 int mcm_wait_progressing(MPI_Request* request, MPI_Status* status) {
