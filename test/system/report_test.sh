@@ -96,7 +96,7 @@ check "...its ranks ran where the rankfile said: traffic between VMs $before -> 
   test "$after" -lt "$before"
 check "...and the report finds no mapping problem in it" \
   json_check "$work/placed.json" "not any(f['kind'] == 'mapping' for f in s['findings'])"
-check "mcmrun removed its placement file" bash -c "! ls /tmp/mcmrun-placement-* >/dev/null 2>&1"
+check "mcmrun removed its placement file and its private directory" bash -c "! ls -d /tmp/mcmrun-* >/dev/null 2>&1"
 
 # --- the HTML page in a real browser -------------------------------------------------
 # render HTML PNG: Chromium (headless, a private profile) loads the page and takes a

@@ -28,6 +28,7 @@
 #include "mcm/launch/install_paths.h"
 #include "mcm/launch/launcher.h"
 #include "mcm/topology.h"
+#include "private_file.h"
 #include "rank_notes.h"
 #include "rankfile.h"
 #include "record_report.h"
@@ -47,24 +48,8 @@ std::optional<std::string> rankfile_of(const mcmrun::CommandLine& cl) {
   return file;
 }
 
-/// A file removed when this goes out of scope (after the job, also when it throws).
-struct RemovedAtExit {
-  explicit RemovedAtExit(std::string p) : path(std::move(p)) {}
-  ~RemovedAtExit() {
-    std::error_code ec;
-    if (!path.empty()) std::filesystem::remove(path, ec);
-  }
-  RemovedAtExit(const RemovedAtExit&) = delete;
-  RemovedAtExit& operator=(const RemovedAtExit&) = delete;
-  std::string path;
-};
-
-/// Writes the --rankfile placement (mcmrun removes it after the job).
-void write_placement(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::trunc);
-  out << text;
-  if (!out.flush()) throw mcmrun::UsageError("cannot write " + path + " (the ranks' placement)");
-}
+/// The --rankfile placement's file (a sequential hostfile) in its private directory.
+constexpr const char* kPlacementName = "placement.hosts";
 
 /// The run's id for its records (mcm/records.h): this host, the start time, mcmrun's pid.
 std::string run_id() {
@@ -179,6 +164,7 @@ int run(const std::vector<std::string>& args) {
     for (const std::string& w : mcmrun::check_slots(cl, alloc, env))
       std::fprintf(stderr, "mcmrun: warning: %s\n", w.c_str());
   std::string placement;  // --rankfile: the sequential hostfile's text
+  std::optional<mcmrun::PrivateFile> placement_file;
   if (rankfile) {
     const std::optional<long> ranks = mcmrun::application_ranks(cl);
     if (!ranks)
@@ -190,9 +176,12 @@ int run(const std::vector<std::string>& args) {
     text << in.rdbuf();
     placement = mcmrun::seq_hostfile_text(
         mcmrun::read_rankfile(*rankfile, text.str(), *ranks, alloc.hosts), alloc.hosts);
-    settings.seq_hostfile = (std::filesystem::temp_directory_path() /
-                             ("mcmrun-placement-" + std::to_string(getpid()) + ".hosts"))
-                                .string();
+    if (cl.dry_run) {
+      settings.seq_hostfile = mcmrun::PrivateFile::pattern(kPlacementName);
+    } else {
+      placement_file.emplace(kPlacementName, placement);  // removed when run() returns
+      settings.seq_hostfile = placement_file->path();
+    }
   }
   settings.routes = mcmrun::resolve_routes(cl, config ? &*config : nullptr, alloc);
   std::optional<mcm::Topology> table;
@@ -224,8 +213,6 @@ int run(const std::vector<std::string>& args) {
     std::fprintf(stderr, "mcmrun: mode record: no --log-dir given, writing the pattern to %s\n",
                  settings.log_dir.c_str());
   if (!settings.log_dir.empty()) mcmrun::remove_old_records(settings.log_dir);
-  if (!placement.empty()) write_placement(settings.seq_hostfile, placement);
-  const RemovedAtExit placement_file(placement.empty() ? "" : settings.seq_hostfile);
   if (cl.verbose) std::fprintf(stderr, "%s\n", command.c_str());
   std::fflush(nullptr);
   mcmrun::RankNotes notes(mcmrun::application_ranks(cl), settings.vm_names);
