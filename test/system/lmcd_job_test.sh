@@ -71,7 +71,8 @@ check "vm1 -> vm3 took a detour: $(grep -m1 'runtime: switch vm1 -> vm3' "$vm1_l
   grep -q 'runtime: switch vm1 -> vm3' "$vm1_log"
 check "the other daemons reported all along: $(grep -h 'said goodbye' "$work"/logs-link/mcmd-vm[123].log | sed 's/.*lmcd: //' | tr '\n' ';')" \
   [ "$(grep -l 'said goodbye' "$work"/logs-link/mcmd-vm[123].log | wc -l)" -eq 3 ]
-check "one congested link: no lmcd decided anything ($(decisions) decisions)" [ "$(decisions)" -eq 0 ]
+check "one congested link: no lmcd decided anything ($(decisions) decisions$(cat "$LMCD"/h*.log | grep -m1 'decision:' | sed 's/.*lmcd/: lmcd/' | cut -c1-400))" \
+  [ "$(decisions)" -eq 0 ]
 "$TESTBED" clear >/dev/null
 restart_lmcd 1
 sleep 3  # its peers' status links find it again
@@ -92,7 +93,7 @@ at=$(sed -nE 's/^([0-9-]+T[0-9:.]+) .* migrated vm3 to h3 .*/\1/p' "$LMCD/h2.log
 took=$(awk -v a="$noise_at" -v b="$(date -d "${at/T/ }" +%s.%N 2>/dev/null || echo 0)" 'BEGIN { printf "%.1f", b - a }')
 check "it was done $took s after the noise began (bound 45 s: the noise's own start, 3 s sustained, the migration)" \
   awk -v t="$took" 'BEGIN { exit !(t > 0 && t < 45) }'
-decision=$(grep -m1 'decision:' "$LMCD/h2.log" | sed 's/.*decision: //' | cut -c1-160)
+decision=$(grep -m1 'decision:' "$LMCD/h2.log" | sed 's/.*decision: //' | cut -c1-320)
 check "the decision is logged with its figures: $decision" \
   grep -qE 'decision: move vm3 \([0-9]+ of 3 sources high, median excess [0-9]+ us\); hosts: h1 .*h3' "$LMCD/h2.log"
 refusal=$(grep -m1 'migration of vm3 to h1 refused' "$LMCD/h2.log" | sed 's/.*lmcd\[h2\]: //')
