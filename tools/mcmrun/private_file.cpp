@@ -26,20 +26,20 @@ std::string temporary_directory() {
   return dir.string();
 }
 
-std::string template_in(const std::string& dir) {
-  return (std::filesystem::path(dir) / "mcmrun-XXXXXX").string();
-}
+/// mkdtemp(3)'s template of the private directory's name.
+constexpr const char* kDirectoryTemplate = "mcmrun-XXXXXX";
 
 }  // namespace
 
 std::string PrivateFile::pattern(const std::string& name) {
   std::error_code ec;
   const std::filesystem::path dir = std::filesystem::temp_directory_path(ec);
-  return (std::filesystem::path(ec ? "/tmp" : dir) / "mcmrun-XXXXXX" / name).string();
+  return (std::filesystem::path(ec ? "/tmp" : dir) / kDirectoryTemplate / name).string();
 }
 
 PrivateFile::PrivateFile(const std::string& name, const std::string& text) {
-  std::string dir = template_in(temporary_directory());
+  const std::string dir =
+      (std::filesystem::path(temporary_directory()) / kDirectoryTemplate).string();
   std::vector<char> buffer(dir.begin(), dir.end());
   buffer.push_back('\0');
   if (mkdtemp(buffer.data()) == nullptr)
