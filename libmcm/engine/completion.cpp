@@ -56,6 +56,10 @@ void Engine::native_collective_end() {
     in_mpi_until_ = mcm::wall_seconds();
 }
 
+void Engine::note_waited_in_mpi() {
+  if (in_native_collectives_ == 0) in_mpi_until_ = mcm::wall_seconds();
+}
+
 void Engine::note_blocked_in_mpi(double start) {
   const double now = mcm::wall_seconds();
   if (now - start > kPollGap) last_progress_end_ = now;

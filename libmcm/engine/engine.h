@@ -207,6 +207,9 @@ class Engine {
   /// (threads) calls count once. Under the engine lock.
   void native_collective_begin();
   void native_collective_end();
+  /// The calling thread just slept or yielded inside an MPI call, between progress rounds
+  /// (a wait loop's backoff): that time was in MPI, not computation. Under the engine lock.
+  void note_waited_in_mpi();
   double started_at() const { return started_at_; }
 
   /// Argument checks; false means: let MPI handle (and report) the call.

@@ -53,16 +53,20 @@ class Backoff {
   static constexpr std::chrono::microseconds kMinSleep{10}, kMaxSleep{100};
   static constexpr std::chrono::microseconds kThreadedMaxSleep{1000};
 
-  /// One unsuccessful poll; true when it waited on the doorbell (time has passed).
+  /// One unsuccessful poll; true when it waited on the doorbell (time has passed). Call
+  /// without the engine lock: it takes it to note the wait (waited_in_mpi()).
   bool idle() {
     Engine& engine = process_engine();
     if (engine.blocking()) {  // mode adaptive: as plain MPI's waits (probe loops)
       sched_yield();
+      waited_in_mpi(engine);
       return true;
     }
     const bool threaded = engine.multithreaded();
     if (!threaded && ++idle_ <= kSpins) return false;
-    if (engine.doorbell().wait(sleep_)) {
+    const bool rung = engine.doorbell().wait(sleep_);
+    waited_in_mpi(engine);
+    if (rung) {
       // Rung: a frame is on its way. MPI's probes look at their queue before they run the
       // progress engine, so the next poll may only read it off the wire: poll on at once
       // (a sleep here would cost a whole timeout, the ring being consumed).
@@ -78,6 +82,13 @@ class Backoff {
   }
 
  private:
+  /// The sleep or yield just ended was inside the application's MPI call: not its
+  /// computation (Engine::outside_mpi_seconds()).
+  static void waited_in_mpi(Engine& engine) {
+    Lock lock(engine.lock());
+    engine.note_waited_in_mpi();
+  }
+
   int idle_ = 0;
   std::chrono::microseconds sleep_ = kMinSleep;
 };

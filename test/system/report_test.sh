@@ -40,6 +40,10 @@ json_check() {
   python3 -c "import json, sys; s = json.load(open(sys.argv[1]))['runs'][0]; sys.exit(0 if ($2) else 1)" "$1"
 }
 kinds() { python3 -c "import json, sys; print(' '.join(f['kind'] + ':' + ','.join(map(str, f['ranks'])) for f in json.load(open(sys.argv[1]))['runs'][0]['findings']) or 'none')" "$1"; }
+# late_figures FILE: the figures of the late-sender findings, for a failure's log.
+late_figures() {
+  python3 -c "import json, sys; [print('     late sender', f['ranks'], f['figures']) for f in json.load(open(sys.argv[1]))['runs'][0]['findings'] if f['kind'] == 'late sender']" "$1"
+}
 strip_times() { sed -E 's/ (time|rate)=[0-9.]*//g' "$1"; }
 
 # --- an imbalanced application on a clean network --------------------------------------
@@ -71,6 +75,7 @@ check "the findings say network on vm2 -> vm3" \
   json_check "$work/cg.json" "any(f['kind'] == 'network' and f['vms'][:2] == ['vm2', 'vm3'] for f in s['findings'])"
 check "...and no late sender" \
   json_check "$work/cg.json" "not any(f['kind'] == 'late sender' for f in s['findings'])"
+late_figures "$work/cg.json"
 check "the switch to a detour is in the records" \
   json_check "$work/cg.json" "s['switches'] >= 1"
 check "the report shows the matrices of the probe table the daemons were given (mcmrun --paths)" \

@@ -1,7 +1,8 @@
 // The engine's estimate of a rank's computation (Engine::outside_mpi_seconds(), the
 // records' outside_mpi_s, which mcm-report's late-sender finding compares between ranks):
 // the time between the engine's calls counts, the time inside Open MPI's own collectives
-// does not, also when the progress hook runs progress rounds during them. Real time, in
+// does not, also when the progress hook runs progress rounds during them, and neither does
+// the time a wait loop slept between its progress rounds. Real time, in
 // tens of milliseconds: the bounds leave more than that to a busy machine.
 #include <mpi.h>
 
@@ -25,7 +26,8 @@ void pause_ms(int ms) {
 
 }  // namespace
 
-TEST_CASE("engine: time in Open MPI's own collectives is not computation", "[engine]") {
+TEST_CASE("engine: time in Open MPI's own collectives and a wait loop's sleeps is not computation",
+          "[engine]") {
   mcm::testing::FakeJob job({1, 1});
   mcm::testing::FakeTransport daemon = job.daemon_transport(0);
   protocol::Envelope initial;  // FrameIO::start waits for the daemon's initial routes
@@ -59,4 +61,13 @@ TEST_CASE("engine: time in Open MPI's own collectives is not computation", "[eng
   pause_ms(40);  // computing again
   engine.progress();
   CHECK(engine.outside_mpi_seconds() - at_start - computed - in_collective >= 0.035);
+
+  // A wait loop (wrapper_support.h, Backoff): progress, sleep on the doorbell, progress...
+  const double before_wait = engine.outside_mpi_seconds();
+  for (int round = 0; round < 4; ++round) {
+    pause_ms(10);
+    engine.note_waited_in_mpi();
+    engine.progress();
+  }
+  CHECK(engine.outside_mpi_seconds() - before_wait < 0.030);
 }
