@@ -7,6 +7,7 @@
 #include "engine/late_arrivals.h"
 
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <vector>
 
 #include "mcm/protocol/codec.h"
@@ -42,26 +43,28 @@ TEST_CASE("receive waits: one record per source VM and period, to that VM's daem
   mcm::engine::LateArrivals reports;
   reports.start(layout, bell, transport);
 
+  const double p = kWaitPeriod;
   reports.add_receive(1, 0.002, 10.0);
-  reports.add_receive(1, -0.001, 10.1);  // it was there before it was asked for: no wait
-  reports.add_receive(2, 0.0005, 10.2);
-  reports.poll(10.0 + kWaitPeriod - 0.01);
+  reports.add_receive(1, -0.001, 10.0 + 0.4 * p);  // it was there before it was asked for: no wait
+  reports.add_receive(2, 0.0005, 10.0 + 0.8 * p);
+  reports.poll(10.0 + 0.96 * p);
   CHECK(job.network.waiting(job.private_comm).empty());  // the period is not over
 
-  reports.poll(10.3);
+  reports.poll(10.0 + 1.2 * p);
   const auto from1 = waits_at(job, 1);
   REQUIRE(from1.size() == 1);
   CHECK(from1[0].source_vm == 1);
   CHECK(from1[0].destination_vm == 0);
   CHECK(from1[0].messages == 2);
   CHECK(from1[0].wait_s == Approx(0.002));
-  CHECK(from1[0].t_end == 10.3);
-  CHECK(from1[0].span_us == 300000);  // since its first message, at 10.0
+  CHECK(from1[0].t_end == 10.0 + 1.2 * p);
+  CHECK(from1[0].span_us == std::lround(1.2 * p * 1e6));  // since its first message, at 10.0
   const auto from2 = waits_at(job, 2);
   REQUIRE(from2.size() == 1);
   CHECK(from2[0].messages == 1);
   CHECK(from2[0].wait_s == Approx(0.0005));
-  CHECK(from2[0].span_us == 100000);  // VM 2's first came at 10.2, in the same period
+  // VM 2's first came later in the same period
+  CHECK(from2[0].span_us == std::lround(0.4 * p * 1e6));
 
   // Nothing received: nothing sent, however long; the next period starts with a message.
   reports.poll(20.0);
