@@ -102,7 +102,8 @@ start_lmcds() {
       lmcd_pid "$k" >/dev/null || die "up: lmcd of h$k exited: $(tail -1 "$LMCD_DIR/h$k.log")"
       sleep 0.1
     done
-    grep -q listening "$LMCD_DIR/h$k.log" || die "up: lmcd of h$k does not listen after 10 s (log: $LMCD_DIR/h$k.log)"
+    grep -q listening "$LMCD_DIR/h$k.log" ||
+      die "up: lmcd of h$k does not listen after 10 s; its log ends: $(tail -1 "$LMCD_DIR/h$k.log")"
   done
 }
 

@@ -28,7 +28,7 @@ refuse_if_testbed_up
 LMCD=/run/mcm-testbed/lmcd
 if ! LMCD_CAPACITY=0 MCM_LMCD="$BUILD/bin/lmcd" "$TESTBED" up 4 --hosts 3 \
   --place vm1:h1,vm3:h2,vm2:h3,vm4:h3 --capacity h1:1 --host-rate 300mbit --lmcd >"$work/up.out" 2>&1; then
-  fail "up 4 --hosts 3 --lmcd: $(tail -1 "$work/up.out")"
+  fail "up 4 --hosts 3 --lmcd: $(tail -3 "$work/up.out" | paste -sd' ')"  # the cause, then the step
   finish
   exit 1
 fi
