@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "job_exchange.h"
 #include "mcm/protocol/codec.h"
 #include "mcm/protocol/version.h"
 
@@ -16,14 +17,15 @@ const char* role_name(int role) {
   return role == static_cast<int>(Role::daemon) ? "mcmd" : "application rank";
 }
 
-/// Step 0. Every process sends {kWireMagic, kWireVersion, role}; when any differs from
-/// world rank 0's, every process (of any version: this step never changes) gathers the
-/// host names, world rank 0 says which processes speak which version on which host, and
-/// the job aborts. Returns only when all agree.
-void check_wire_version(Role role, int world_rank, int world_size) {
+/// Step 0. Every process publishes {kWireMagic, kWireVersion, role} as "mcm.wire"; when
+/// any differs from world rank 0's, every process (of any version: this step never
+/// changes) publishes its host name as "mcm.host", world rank 0 says which processes speak
+/// which version on which host, and the job aborts. Returns only when all agree.
+void check_wire_version(detail::JobExchange& exchange, Role role, int world_rank, int world_size) {
   const int mine[3] = {protocol::kWireMagic, protocol::kWireVersion, static_cast<int>(role)};
+  const std::vector<char> bytes = exchange.all("mcm.wire", mine, sizeof mine);
   std::vector<int> all(3 * static_cast<size_t>(world_size));
-  PMPI_Allgather(mine, 3, MPI_INT, all.data(), 3, MPI_INT, MPI_COMM_WORLD);
+  std::memcpy(all.data(), bytes.data(), bytes.size());
   bool agree = true;
   for (int r = 0; r < world_size; ++r)
     agree = agree && all[3 * static_cast<size_t>(r)] == all[0] &&
@@ -32,9 +34,7 @@ void check_wire_version(Role role, int world_rank, int world_size) {
   char my_host[MPI_MAX_PROCESSOR_NAME] = {};
   int length = 0;
   PMPI_Get_processor_name(my_host, &length);
-  std::vector<char> hosts(static_cast<size_t>(world_size) * MPI_MAX_PROCESSOR_NAME);
-  PMPI_Allgather(my_host, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, hosts.data(), MPI_MAX_PROCESSOR_NAME,
-                 MPI_CHAR, MPI_COMM_WORLD);
+  const std::vector<char> hosts = exchange.all("mcm.host", my_host, sizeof my_host);
   if (world_rank == 0) {
     // One line per version and role: its world ranks (as ranges) and their hosts.
     struct Group {
@@ -81,6 +81,19 @@ void check_wire_version(Role role, int world_rank, int world_size) {
   PMPI_Barrier(MPI_COMM_WORLD);  // never completes: rank 0 aborts the job
 }
 
+/// The group of world ranks with `role`, in world-rank order.
+MPI_Group role_group(Role role, const std::vector<int>& world_rank_of_app_rank,
+                     const std::vector<int>& daemon_of_vm) {
+  const std::vector<int>& ranks = role == Role::application ? world_rank_of_app_rank : daemon_of_vm;
+  std::vector<int> sorted = ranks;
+  std::sort(sorted.begin(), sorted.end());
+  MPI_Group world, group;
+  PMPI_Comm_group(MPI_COMM_WORLD, &world);
+  PMPI_Group_incl(world, static_cast<int>(sorted.size()), sorted.data(), &group);
+  PMPI_Group_free(&world);
+  return group;
+}
+
 }  // namespace
 
 Layout bootstrap(Role role, DoorbellAddress doorbell) {
@@ -88,42 +101,20 @@ Layout bootstrap(Role role, DoorbellAddress doorbell) {
   l.role = role;
   PMPI_Comm_rank(MPI_COMM_WORLD, &l.world_rank);
   PMPI_Comm_size(MPI_COMM_WORLD, &l.world_size);
+  detail::JobExchange exchange(l.world_rank, l.world_size);
 
   // 0: one wire version in the whole job (mcm/protocol/version.h).
-  check_wire_version(role, l.world_rank, l.world_size);
+  check_wire_version(exchange, role, l.world_rank, l.world_size);
 
-  // 1-3: the three communicators.
-  PMPI_Comm_split(MPI_COMM_WORLD, static_cast<int>(role), l.world_rank, &l.role_comm);
-  PMPI_Comm_dup(MPI_COMM_WORLD, &l.private_comm);
-  PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, l.world_rank, MPI_INFO_NULL,
-                       &l.node_comm);
+  // 1: this process's VM, named by its lowest world rank.
+  const int node = exchange.local_ranks().front();
 
-  // 4: on each VM, find the daemon (the one process with role daemon).
-  int node_size = 0;
-  PMPI_Comm_size(l.node_comm, &node_size);
-  const int mine[2] = {static_cast<int>(role), l.world_rank};
-  std::vector<int> node(2 * static_cast<size_t>(node_size));
-  PMPI_Allgather(mine, 2, MPI_INT, node.data(), 2, MPI_INT, l.node_comm);
-  for (int i = 0; i < node_size; ++i) {
-    if (node[2 * i] == static_cast<int>(Role::daemon)) {
-      // Several daemons on one VM would be a launcher bug; the lowest rank serves.
-      if (l.local_daemon < 0) l.local_daemon = node[2 * i + 1];
-    } else {
-      ++l.local_app_count;
-    }
-  }
-  if (role == Role::daemon) PMPI_Comm_rank(l.role_comm, &l.vm);
-
-  // 5: every process learns the VM of the local daemon, then everybody's.
-  // Only the daemon knows the VM index (its rank among daemons); a node-local
-  // max-reduction hands it to the application ranks (who contribute -1).
-  int vm_of_my_daemon = l.vm;
-  PMPI_Allreduce(&vm_of_my_daemon, &l.vm, 1, MPI_INT, MPI_MAX, l.node_comm);
-
-  const protocol::StartupRecord me{static_cast<int>(role), l.vm, static_cast<int>(doorbell.ipv4),
+  // 2: role, VM and doorbell of every world rank.
+  const protocol::StartupRecord me{static_cast<int>(role), node, static_cast<int>(doorbell.ipv4),
                                    static_cast<int>(doorbell.port)};
+  const std::vector<char> bytes = exchange.all("mcm.startup", &me, sizeof me);
   std::vector<protocol::StartupRecord> all(static_cast<size_t>(l.world_size));
-  PMPI_Allgather(&me, 4, MPI_INT, all.data(), 4, MPI_INT, MPI_COMM_WORLD);
+  std::memcpy(all.data(), bytes.data(), bytes.size());
   const auto map = protocol::read_job_map(all.data(), all.size());
   if (!map) {
     // Every process read the same records: each fails alike, world rank 0 says why.
@@ -139,12 +130,24 @@ Layout bootstrap(Role role, DoorbellAddress doorbell) {
   l.doorbell_of_world_rank.resize(all.size());
   for (size_t r = 0; r < all.size(); ++r)
     l.doorbell_of_world_rank[r] = DoorbellAddress{map->doorbell_ipv4[r], map->doorbell_port[r]};
+  l.vm = l.vm_of_world_rank[static_cast<size_t>(l.world_rank)];
+  if (l.vm >= 0) l.local_daemon = l.daemon_of_vm[static_cast<size_t>(l.vm)];
+  for (int r : l.world_rank_of_app_rank)
+    l.local_app_count += l.vm >= 0 && l.vm_of_world_rank[static_cast<size_t>(r)] == l.vm ? 1 : 0;
+
+  // 3: the application world / the daemons' communicator, among their members only.
+  MPI_Group group = role_group(role, l.world_rank_of_app_rank, l.daemon_of_vm);
+  PMPI_Comm_create_group(MPI_COMM_WORLD, group, /*tag=*/0, &l.role_comm);
+  PMPI_Group_free(&group);
+
+  // 4: MCM's own traffic: world itself (see the header).
+  l.private_comm = MPI_COMM_WORLD;
   return l;
 }
 
 void release(Layout& l) {
-  for (MPI_Comm* c : {&l.role_comm, &l.private_comm, &l.node_comm})
-    if (*c != MPI_COMM_NULL) PMPI_Comm_free(c);
+  if (l.role_comm != MPI_COMM_NULL) PMPI_Comm_free(&l.role_comm);
+  l.private_comm = MPI_COMM_NULL;  // world: never freed
 }
 
 }  // namespace mcm

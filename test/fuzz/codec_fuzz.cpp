@@ -252,14 +252,15 @@ void receive_waits_case(std::uint64_t n) {
 }
 
 void job_map_case(std::uint64_t n) {
-  // A valid job: daemons of VMs 0..d-1, then ranks on them; then perhaps garbled.
+  // A valid job: d daemons (world ranks 0..d-1, each naming its own node), then ranks on
+  // their nodes (or each on a node of its own when there is no daemon); perhaps garbled.
   const int daemons = static_cast<int>(below(5));
   const int ranks = 1 + static_cast<int>(below(8));
   std::vector<StartupRecord> job;
-  for (int r = 0; r < ranks; ++r)
-    job.push_back({0, daemons == 0 ? -1 : static_cast<std::int32_t>(below(daemons)), 1, 1});
   for (int v = 0; v < daemons; ++v)
     job.push_back({1, v, 2, static_cast<std::int32_t>(below(65536))});
+  for (int r = 0; r < ranks; ++r)
+    job.push_back({0, daemons == 0 ? r : static_cast<std::int32_t>(below(daemons)), 1, 1});
   std::vector<char> bytes(job.size() * sizeof(StartupRecord));
   std::memcpy(bytes.data(), job.data(), bytes.size());
   if (below(4) == 0) {

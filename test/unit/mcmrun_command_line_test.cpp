@@ -189,10 +189,10 @@ TEST_CASE("mcmrun: a 3-host hostfile gives 3 daemon contexts at the end", "[mcmr
   const auto argv = plan({"--hostfile", "hosts.txt", "-np", "6", "./a.out", "arg"}, system);
   const auto contexts = contexts_of(argv);
   REQUIRE(contexts.size() == 4);
-  CHECK(contexts[0] == std::vector<std::string>{"/usr/bin/mpirun", "--hostfile", "hosts.txt", "-np",
-                                                "6", "--oversubscribe", "env",
-                                                "LD_PRELOAD=/opt/mcm/lib/libmcm.so", "MCM_MODE=off",
-                                                "./a.out", "arg"});
+  CHECK(contexts[0] == std::vector<std::string>{
+                           "/usr/bin/mpirun", "--hostfile", "hosts.txt", "-np", "6",
+                           "--oversubscribe", "env", "LD_PRELOAD=/opt/mcm/lib/libmcm.so",
+                           "MCM_MODE=off", "OMPI_MCA_mpi_yield_when_idle=0", "./a.out", "arg"});
   for (int i = 1; i <= 3; ++i)
     CHECK(contexts[i] == std::vector<std::string>{"-np", "1", "--host",
                                                   "vm" + std::to_string(i) + ":2",
@@ -330,6 +330,39 @@ TEST_CASE("mcmrun: refuses to oversubscribe with the application alone", "[mcmru
   unknown.hostfiles["h"].hosts = {mcm::Host{"vm1", -1, 0}};
   CHECK(slots_error({"--hostfile", "h", "-np", "64", "./a"}, unknown) == "(no error)");
   CHECK(contexts_of(plan({"--hostfile", "h", "-np", "64", "./a"}, unknown))[1][3] == "vm1:*");
+}
+
+TEST_CASE("mcmrun: ranks that fit their slots do not yield the CPU for the daemons' sake",
+          "[mcmrun]") {
+  FakeSystem system;
+  system.hostfiles["hosts.txt"] = three_vms();  // 6 slots
+  const std::string kNoYield = "OMPI_MCA_mpi_yield_when_idle=0";
+  auto ranks_told = [&](const std::vector<std::string>& args,
+                        const mcmrun::Settings& settings = {}) {
+    const auto contexts = contexts_of(plan(args, system, settings));
+    for (size_t k = 1; k < contexts.size(); ++k)  // never a daemon (their loop sleeps)
+      CHECK(std::count(contexts[k].begin(), contexts[k].end(), kNoYield) == 0);
+    return std::count(contexts[0].begin(), contexts[0].end(), kNoYield) == 1;
+  };
+  CHECK(ranks_told({"--hostfile", "hosts.txt", "-np", "6", "./a"}));
+  CHECK(ranks_told({"--hostfile", "hosts.txt", "--map-by", "node", "-np", "3", "./a"}));
+  // More ranks than slots: plain mpirun would oversubscribe, and yield.
+  CHECK_FALSE(ranks_told({"--hostfile", "hosts.txt", "-np", "8", "--oversubscribe", "./a"}));
+  // Placements mcmrun cannot predict, and unknown slots.
+  CHECK_FALSE(ranks_told({"--hostfile", "hosts.txt", "--map-by", "ppr:4:node", "-np", "6", "./a"}));
+  CHECK_FALSE(ranks_told({"--hostfile", "hosts.txt", "--map-by", "slot:PE=2", "-np", "3", "./a"}));
+  CHECK_FALSE(ranks_told({"--hostfile", "hosts.txt", "-N", "2", "./a"}));
+  // The user's choice stands.
+  CHECK_FALSE(ranks_told(
+      {"--hostfile", "hosts.txt", "--mca", "mpi_yield_when_idle", "1", "-np", "2", "./a"}));
+  CHECK_FALSE(ranks_told(
+      {"--hostfile", "hosts.txt", "-x", "OMPI_MCA_mpi_yield_when_idle=1", "-np", "2", "./a"}));
+  // Mode relay: the daemons carry every message and need the CPU.
+  mcmrun::Settings relay;
+  relay.mode = mcm::Mode::relay;
+  CHECK_FALSE(ranks_told({"--hostfile", "hosts.txt", "-np", "2", "./a"}, relay));
+  system.variables["OMPI_MCA_mpi_yield_when_idle"] = "1";
+  CHECK_FALSE(ranks_told({"--hostfile", "hosts.txt", "-np", "2", "./a"}));
 }
 
 TEST_CASE("mcmrun: --nooversubscribe is enforced by mcmrun, not passed on", "[mcmrun]") {

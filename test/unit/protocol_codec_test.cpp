@@ -315,7 +315,8 @@ TEST_CASE("codec: heartbeats are one whole Heartbeat that keeps its rules", "[pr
 }
 
 TEST_CASE("codec: start-up records must describe one job", "[protocol]") {
-  // Ranks 0-2 on VMs 0, 1, 0; daemons of VMs 1 and 0 at world ranks 3 and 4.
+  // Ranks 0-2 on the nodes of world ranks 0, 1, 0; daemons at world ranks 3 (node 1) and 4
+  // (node 0): the daemons take VMs 0 and 1 in world-rank order.
   std::vector<StartupRecord> job = {{0, 0, 0x0a000001, 5000},
                                     {0, 1, 0x0a000002, 5001},
                                     {0, 0, 0x0a000001, 5002},
@@ -323,9 +324,9 @@ TEST_CASE("codec: start-up records must describe one job", "[protocol]") {
                                     {1, 0, 0x0a000001, 6001}};
   const auto map = read_job_map(job.data(), job.size());
   REQUIRE(map);
-  CHECK(map->daemon_of_vm == std::vector<int>{4, 3});
+  CHECK(map->daemon_of_vm == std::vector<int>{3, 4});
   CHECK(map->world_rank_of_app_rank == std::vector<int>{0, 1, 2});
-  CHECK(map->vm_of_world_rank == std::vector<int>{0, 1, 0, 1, 0});
+  CHECK(map->vm_of_world_rank == std::vector<int>{1, 0, 1, 0, 1});
   CHECK(map->doorbell_port[3] == 6000);
   auto with = [&](std::size_t r, auto change) {
     std::vector<StartupRecord> copy = job;
@@ -333,16 +334,24 @@ TEST_CASE("codec: start-up records must describe one job", "[protocol]") {
     return read_job_map(copy.data(), copy.size()).error;
   };
   CHECK(with(1, [](StartupRecord& e) { e.role = 2; }) == "world rank 1: role 2");
-  CHECK(with(0, [](StartupRecord& e) { e.vm = 7; }) ==
-        "world rank 0: application rank of VM 7 in a job of 2 daemons");
-  CHECK(with(3, [](StartupRecord& e) { e.vm = -1; }) ==
-        "world rank 3: daemon of VM -1 in a job of 2 daemons");
-  CHECK(with(4, [](StartupRecord& e) { e.vm = 1; }) ==
-        "world rank 4: a second daemon of VM 1 (the first: world rank 3)");
+  CHECK(with(0, [](StartupRecord& e) { e.node = 7; }) ==
+        "world rank 0: on the node of world rank 7 in a job of 5 processes");
+  CHECK(with(3, [](StartupRecord& e) { e.node = -1; }) ==
+        "world rank 3: on the node of world rank -1 in a job of 5 processes");
+  CHECK(with(4, [](StartupRecord& e) { e.node = 2; }) ==
+        "world rank 4: on the node of world rank 2, which says it is on the node of world "
+        "rank 0");
   CHECK(with(2, [](StartupRecord& e) { e.doorbell_port = 70000; }) ==
         "world rank 2: doorbell port 70000");
+  // A node without a daemon: its ranks have no VM. Two daemons on one node: each its own
+  // VM, the node's ranks the first's.
+  std::vector<StartupRecord> odd = {{0, 0, 0, 0}, {0, 1, 0, 0}, {1, 1, 0, 0}, {1, 1, 0, 0}};
+  const auto odd_map = read_job_map(odd.data(), odd.size());
+  REQUIRE(odd_map);
+  CHECK(odd_map->vm_of_world_rank == std::vector<int>{-1, 0, 0, 1});
+  CHECK(odd_map->daemon_of_vm == std::vector<int>{2, 3});
   const std::vector<StartupRecord> daemons_only = {{1, 0, 0, 0}};
   CHECK(read_job_map(daemons_only.data(), 1).error == "no application rank among 1 processes");
-  const std::vector<StartupRecord> no_daemons = {{0, -1, 0, 0}, {0, -1, 0, 0}};
+  const std::vector<StartupRecord> no_daemons = {{0, 0, 0, 0}, {0, 1, 0, 0}};
   CHECK(read_job_map(no_daemons.data(), 2));  // libmcm under plain mpirun: allowed
 }

@@ -84,6 +84,38 @@ bool forbids_oversubscription(const CommandLine& cl) {
   return false;
 }
 
+/// Whether the user chose mpi_yield_when_idle (--mca, -x, the environment).
+bool user_sets_yield(const CommandLine& cl, const mcm::launch::Environment& env) {
+  constexpr std::string_view kVariable = "OMPI_MCA_mpi_yield_when_idle";
+  for (const AppContext& c : cl.contexts) {
+    const std::vector<std::string> mca = c.values(Role::mca);
+    for (size_t i = 0; i + 1 < mca.size(); i += 2)
+      if (mca[i] == "mpi_yield_when_idle") return true;
+    for (const std::string& x : c.values(Role::export_env))
+      if (x.substr(0, x.find('=')) == kVariable) return true;
+  }
+  return env.getenv(std::string(kVariable)).has_value();
+}
+
+/// Whether mpirun would place the application's ranks within the allocation's slots
+/// (then no host is oversubscribed by them): a known rank count within a known slot
+/// count, mapped by slot or node (no rankfile, ppr, per-node count or cpus per rank).
+bool ranks_fit_slots(const CommandLine& cl, const Allocation& alloc, const Settings& settings) {
+  const std::optional<long> ranks = application_ranks(cl);
+  if (!ranks || alloc.slots < 0 || *ranks > alloc.slots || !settings.seq_hostfile.empty())
+    return false;
+  for (const AppContext& c : cl.contexts) {
+    for (const std::string& policy : c.values(Role::map_by)) {
+      std::string kind = policy.substr(0, policy.find(':'));
+      for (char& ch : kind) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      if (kind != "slot" && kind != "node" && kind != "core" && kind != "socket") return false;
+      for (const std::string& m : map_by_modifiers(policy))
+        if (m.rfind("PE=", 0) == 0) return false;
+    }
+  }
+  return true;
+}
+
 /// Adds the hosts of `more` not yet in `into`; a known host keeps the larger slot count.
 void merge(mcm::HostList& into, const mcm::HostList& more) {
   for (const mcm::Host& h : more.hosts) {
@@ -238,6 +270,13 @@ std::vector<std::string> build_mpirun_argv(const CommandLine& cl, const Allocati
                                            const mcm::launch::Programs& programs,
                                            const mcm::launch::Environment& env) {
   const std::string mode(to_string(settings.mode));
+  // The daemons make every host look oversubscribed to Open MPI, which then has the ranks
+  // yield the CPU in every turn of their progress loop (sched_yield: +1-2 µs a small
+  // message, docs/benchmarks.md). Where the ranks alone fit their slots, they wait as
+  // under plain mpirun (Open MPI's own choice there), except in mode relay, where the
+  // daemons carry every message and need the CPU that spinning ranks would take.
+  const bool yield_as_plain = settings.mode != mcm::Mode::relay && !user_sets_yield(cl, env) &&
+                              ranks_fit_slots(cl, alloc, settings);
   std::vector<std::string> argv = {programs.mpirun};
   // The user's -x of every context, for the daemons too: Open MPI 4.1 exports a -x only
   // to its own context, and the daemons are processes of the same MPI job that need the
@@ -274,6 +313,7 @@ std::vector<std::string> build_mpirun_argv(const CommandLine& cl, const Allocati
     if (k == 0 && !settings.seq_hostfile.empty())
       argv.insert(argv.end(), {"--hostfile", settings.seq_hostfile, "--map-by", "seq"});
     argv.insert(argv.end(), {"env", "LD_PRELOAD=" + preload, "MCM_MODE=" + mode});
+    if (yield_as_plain) argv.push_back("OMPI_MCA_mpi_yield_when_idle=0");
     if (uses_frames(settings.mode))
       argv.push_back("MCM_CHUNK_BYTES=" + std::to_string(settings.relay.chunk_bytes));
     if (uses_frames(settings.mode) &&

@@ -1,7 +1,8 @@
 // From a parsed command line to the one MPMD mpirun job MCM runs:
 //
 //   mpirun <first context's options> --oversubscribe
-//          env LD_PRELOAD=<libmcm.so>[:<user's>] MCM_MODE=<mode> [MCM_CHUNK_BYTES=N]
+//          env LD_PRELOAD=<libmcm.so>[:<user's>] MCM_MODE=<mode>
+//              [OMPI_MCA_mpi_yield_when_idle=0 (below)] [MCM_CHUNK_BYTES=N]
 //              [MCM_STALL_WARNING_S=N (not the default)] [MCM_LOG_DIR=..] <program> <args>
 //        [ : <options> env LD_PRELOAD=... <program2> <args> ... ]
 //        : -np 1 --host <h1>:<slots> <mcmd> --mode <mode> [--log-dir D] [--config F]
@@ -22,7 +23,12 @@
 // host's slot count (`h:*` when mpirun counts cores) because Open MPI 4.1 lets the last
 // context's --host redefine a host's slots. --oversubscribe is needed for the daemons'
 // extra slots; check_slots() keeps mpirun's refusal when the application alone would
-// oversubscribe.
+// oversubscribe. Those extra slots also make Open MPI have every rank yield the CPU in
+// each turn of its progress loop, as on an oversubscribed host; where the ranks alone fit
+// the slots (a known -np within a known slot count, mapped by slot, node, core or socket)
+// and the user did not choose (--mca/-x/environment mpi_yield_when_idle), the ranks get
+// OMPI_MCA_mpi_yield_when_idle=0, Open MPI's own choice for them under plain mpirun;
+// not in mode relay, whose daemons carry every message and need the CPU.
 //
 // Everything here is pure except through the injected Environment.
 #pragma once

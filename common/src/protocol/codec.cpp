@@ -169,32 +169,37 @@ Decoded<JobMap> read_job_map(const StartupRecord* records, std::size_t count) {
   using Result = Decoded<JobMap>;
   const auto at = [](std::size_t r) { return "world rank " + std::to_string(r) + ": "; };
   JobMap map;
-  std::size_t daemons = 0;
+  std::vector<int> vm_of_node(count, -1);
   for (std::size_t r = 0; r < count; ++r) {
     const StartupRecord& e = records[r];
     if (e.role != 0 && e.role != 1)
       return Result::failure(at(r) + "role " + std::to_string(e.role));
     if (e.doorbell_port < 0 || e.doorbell_port > 65535)
       return Result::failure(at(r) + "doorbell port " + std::to_string(e.doorbell_port));
-    daemons += e.role == 1 ? 1 : 0;
+    if (e.node < 0 || static_cast<std::size_t>(e.node) >= count)
+      return Result::failure(at(r) + "on the node of world rank " + std::to_string(e.node) +
+                             " in a job of " + std::to_string(count) + " processes");
+    const StartupRecord& named = records[static_cast<std::size_t>(e.node)];
+    if (named.node != e.node)
+      return Result::failure(at(r) + "on the node of world rank " + std::to_string(e.node) +
+                             ", which says it is on the node of world rank " +
+                             std::to_string(named.node));
+    if (e.role == 1) {
+      const int vm = static_cast<int>(map.daemon_of_vm.size());
+      map.daemon_of_vm.push_back(static_cast<int>(r));
+      int& first = vm_of_node[static_cast<std::size_t>(e.node)];
+      if (first < 0) first = vm;
+    }
   }
-  map.daemon_of_vm.assign(daemons, -1);
+  int daemons_seen = 0;
   for (std::size_t r = 0; r < count; ++r) {
     const StartupRecord& e = records[r];
-    if (e.vm < -1 || e.vm >= static_cast<std::int64_t>(daemons) || (e.role == 1 && e.vm < 0))
-      return Result::failure(at(r) + (e.role == 1 ? "daemon" : "application rank") + " of VM " +
-                             std::to_string(e.vm) + " in a job of " + std::to_string(daemons) +
-                             " daemons");
     if (e.role == 1) {
-      int& daemon = map.daemon_of_vm[static_cast<std::size_t>(e.vm)];
-      if (daemon >= 0)
-        return Result::failure(at(r) + "a second daemon of VM " + std::to_string(e.vm) +
-                               " (the first: world rank " + std::to_string(daemon) + ")");
-      daemon = static_cast<int>(r);
+      map.vm_of_world_rank.push_back(daemons_seen++);
     } else {
       map.world_rank_of_app_rank.push_back(static_cast<int>(r));
+      map.vm_of_world_rank.push_back(vm_of_node[static_cast<std::size_t>(e.node)]);
     }
-    map.vm_of_world_rank.push_back(e.vm);
     map.doorbell_ipv4.push_back(static_cast<std::uint32_t>(e.doorbell_ipv4));
     map.doorbell_port.push_back(static_cast<std::uint16_t>(e.doorbell_port));
   }

@@ -10,7 +10,7 @@
 //   probe        Probe, then zero padding up to Probe::bytes (<= kMaxProbeBytes).
 //   probe reply  ProbeReply, then vm_count doubles (the job's VM count).
 //   heartbeat    Heartbeat (40 bytes).
-//   start-up     StartupRecord[world size] (mcm/bootstrap.h step 5): one per process.
+//   start-up     StartupRecord (mcm/bootstrap.h step 2): one per process.
 #pragma once
 
 #include <cstddef>
@@ -77,10 +77,10 @@ std::vector<char> write_probe_reply(ProbeAnswer answer);
 /// naming a VM of the job (or -1) with a congestion flag of 0 or 1 and reserved 0.
 Decoded<ProbeAnswer> read_probe_reply(const char* data, std::size_t bytes, int vm_count);
 
-/// Start-up step 5 (mcm/bootstrap.h): what every process tells every other one, as ints.
+/// Start-up step 2 (mcm/bootstrap.h): what every process tells every other one, as ints.
 struct StartupRecord {
   std::int32_t role = 0;           ///< 0: application rank, 1: daemon (mcm::Role)
-  std::int32_t vm = -1;            ///< its VM index, -1 on a VM without a daemon
+  std::int32_t node = 0;           ///< its VM, named by the lowest world rank on it
   std::int32_t doorbell_ipv4 = 0;  ///< DoorbellAddress, 0 0: none
   std::int32_t doorbell_port = 0;
 };
@@ -94,9 +94,12 @@ struct JobMap {
   std::vector<int> world_rank_of_app_rank;
   std::vector<int> daemon_of_vm;  ///< world rank of each VM's daemon
 };
-/// The job map of `count` records (one per world rank): fails unless every role is 0 or
-/// 1, every VM is -1 or a daemon's, the daemons' VMs are exactly 0..daemons-1 once each,
-/// every port is 0..65535, and there is at least one application rank.
+/// The job map of `count` records (one per world rank). The daemons take VMs 0, 1, ... in
+/// world-rank order; every application rank the VM of the first daemon on its node, -1
+/// when its node has none (several daemons on one node: a launcher's mistake, each keeps
+/// a VM of its own). Fails unless every role is 0 or 1, every node is a world rank whose
+/// own record names itself as its node (a node is named by its lowest world rank), every
+/// port is 0..65535, and there is at least one application rank.
 Decoded<JobMap> read_job_map(const StartupRecord* records, std::size_t count);
 
 /// A heartbeat of `bytes` bytes: fails unless it is exactly one Heartbeat with a

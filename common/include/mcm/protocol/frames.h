@@ -1,8 +1,9 @@
 // The wire format of MCM's managed point-to-point traffic (modes relay and adaptive).
 //
-// Channel: the private communicator of bootstrap() (a dup of the real MPI_COMM_WORLD;
-// ranks are world ranks), datatype MPI_BYTE. Every MPI message on it with a tag
-// >= kTagDataBase is one *frame*: an Envelope followed by `chunk_bytes` payload bytes.
+// Channel: the private communicator of bootstrap() (the real MPI_COMM_WORLD, which the
+// application never reaches; ranks are world ranks), datatype MPI_BYTE. Every MPI message
+// on it with a tag >= kTagDataBase is one *frame*: an Envelope followed by `chunk_bytes`
+// payload bytes.
 //
 // Protocol
 //  1. Tag. A frame travelling towards application rank D (world rank) always has tag

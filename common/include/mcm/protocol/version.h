@@ -7,7 +7,10 @@
 // History: 1, the first versioned protocol; 2, the daemons' heartbeats (liveness.h);
 // 3, frames carry their sender's native count and never wait for a fence (frames.h rule 10);
 // 4, ranks report their receive waits to the source daemons (runtime_messages.h rule 5);
-// 5, receive waits say since when (ReceiveWaits::span_us, where 4 had a reserved 0).
+// 5, receive waits say since when (ReceiveWaits::span_us, where 4 had a reserved 0);
+// 6, the start-up's exchanges through PMIx and StartupRecord::node (mcm/bootstrap.h). Step 0
+// moved with them: a process of version 5 or older in a job of version 6 or newer waits at
+// start-up (in its MPI_Allgather) instead of being named; from 6 on, step 0 never changes.
 #pragma once
 
 #include <cstdint>
@@ -15,7 +18,7 @@
 // Tests build a second copy of the start-up with another version (-DMCM_WIRE_VERSION=N),
 // to meet a skewed install for real (test/system/relay_daemon_test.sh).
 #ifndef MCM_WIRE_VERSION
-#define MCM_WIRE_VERSION 5
+#define MCM_WIRE_VERSION 6
 #endif
 
 namespace mcm::protocol {
