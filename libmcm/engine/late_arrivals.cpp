@@ -53,7 +53,8 @@ void LateArrivals::send(int vm) {
   batch.records.clear();
   queued_ -= buffer->size();
   sent_ += buffer->size();
-  const int daemon = layout_->daemon_of_vm[static_cast<size_t>(vm)];
+  // Through this VM's daemon, which hands it on (runtime_messages.h rule 1).
+  const int daemon = layout_->local_daemon;
   issend(buffer, buffer->data(), buffer->size() * sizeof(protocol::LateArrival), daemon,
          protocol::kTagLateReports);
   bell_->ring(layout_->doorbell_of_world_rank[static_cast<size_t>(daemon)]);
@@ -71,8 +72,7 @@ void LateArrivals::send_waits(double now) {
         std::clamp(span_us, 0.0, double{std::numeric_limits<std::uint32_t>::max()}));
     auto buffer = std::make_shared<protocol::ReceiveWaits>(w);
     w = protocol::ReceiveWaits{};
-    issend(buffer, buffer.get(), sizeof *buffer, layout_->daemon_of_vm[vm],
-           protocol::kTagReceiveWaits);
+    issend(buffer, buffer.get(), sizeof *buffer, layout_->local_daemon, protocol::kTagReceiveWaits);
   }
   period_end_ = 0;  // the next period starts with its first message
 }

@@ -1,16 +1,17 @@
-// The reports a rank's receives send to the messages' source daemons: the ACK rule
-// (mcm/protocol/runtime_messages.h rule 1), reports of messages the application waited
-// for, batched per source VM; and the receive waits (rule 5), per source VM and period.
+// The reports a rank's receives send, through its own VM's daemon, to the messages' source
+// daemons: the ACK rule (mcm/protocol/runtime_messages.h rule 1), reports of messages the
+// application waited for, batched per source VM; and the receive waits (rule 5), per
+// source VM and period.
 //
-// add() queues one late report; a batch leaves (issend, then a ring of the daemon's
-// doorbell: an idle daemon sleeps until something rings) when it holds kLateReportBatch
+// add() queues one late report; a batch leaves (issend to this VM's daemon, then a ring of
+// its doorbell: an idle daemon sleeps until something rings) when it holds kLateReportBatch
 // records. add_receive() counts a received message and its wait into the period's
 // ReceiveWaits of its VM, and sends the period's waits (issend, no ring) once it has lasted
 // kWaitPeriod, as poll() does too. poll() sends batches whose oldest record is
 // kLateReportDelay old and completes finished sends; drain() sends everything and waits
-// until every message was matched by its daemon (before the rank tells its daemon it
-// finalizes: the daemons count every ACK). Not thread-safe: the engine lock is held by
-// callers.
+// until every message was matched by this VM's daemon (before the rank tells it that it
+// finalizes: the daemons count every ACK, mcmd/runtime/report_forwarder.h). Not thread-safe: the
+// engine lock is held by callers.
 #pragma once
 
 #include <mpi.h>
@@ -27,7 +28,7 @@ namespace mcm::engine {
 
 class LateArrivals {
  public:
-  /// `bell` (kept by reference) rings the daemons a batch is sent to.
+  /// `bell` (kept by reference) rings this VM's daemon when a batch is sent.
   /// Every MPI call goes through `transport` (kept by reference).
   void start(const mcm::Layout& layout, const mcm::Doorbell& bell, Transport& transport);
   void add(const protocol::LateArrival& record, double now);

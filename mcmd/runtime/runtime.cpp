@@ -28,6 +28,7 @@ Runtime::Runtime(const Layout& layout, MpiPoller& poller, boost::asio::io_contex
       poller_(poller),
       transport_(poller.transport()),
       doorbell_(doorbell),
+      forwarder_(layout, poller.transport(), doorbell),
       config_(config),
       log_(std::move(log)),
       vm_names_(std::move(vm_names)),
@@ -360,6 +361,11 @@ void Runtime::on_late_reports(int from_vm, const std::vector<char>& bytes) {
     refuse(from_vm, reports.error);
     return;
   }
+  for (const protocol::LateArrival& a : *reports)
+    if (a.source_vm != layout_.vm)
+      return refuse(from_vm, "late report of VM " + std::to_string(a.source_vm) + " -> " +
+                                 std::to_string(a.destination_vm) + " sent to VM " +
+                                 std::to_string(layout_.vm));
   ++ack_batches_;
   const double now = mcm::wall_seconds();
   for (const protocol::LateArrival& a : *reports) {
@@ -396,6 +402,8 @@ void Runtime::step(bool waiting) {
       transport_.mrecv(scratch_.data(), probed->bytes, &message);
       const int from = probed->source;
       const int from_vm = layout_.vm_of_world_rank[static_cast<size_t>(from)];
+      const bool report = tag == protocol::kTagLateReports || tag == protocol::kTagReceiveWaits;
+      if (report && forwarder_.hand_on(from, tag, scratch_)) continue;
       if (tag == protocol::kTagLateReports) {
         on_late_reports(from_vm, scratch_);
       } else if (tag == protocol::kTagReceiveWaits) {
@@ -412,6 +420,7 @@ void Runtime::step(bool waiting) {
     }
   }
   rung_probes_.clear();  // a probe not here at its ring's poll arrived later: unknown when
+  forwarder_.idle();
   if (on_quiesced_) check_quiesced();
 }
 
@@ -505,9 +514,16 @@ void Runtime::quiesce(std::chrono::milliseconds grace, std::function<void()> don
 }
 
 void Runtime::check_quiesced() {
-  if (probes_outstanding_ > 0 && std::chrono::steady_clock::now() < quiesce_deadline_) return;
+  const bool handed_on = forwarder_.idle();
+  if ((probes_outstanding_ > 0 || !handed_on) &&
+      std::chrono::steady_clock::now() < quiesce_deadline_)
+    return;
   if (probes_outstanding_ > 0)
     log_->warn("runtime: {} probe(s) never answered; shutting down anyway", probes_outstanding_);
+  if (!handed_on)
+    log_->warn(
+        "runtime: reports handed on to other VMs' daemons were not all taken; shutting "
+        "down anyway");
   auto done = std::move(on_quiesced_);
   on_quiesced_ = nullptr;
   done();
@@ -545,6 +561,9 @@ void Runtime::log_summary() const {
         "runtime: receive waits: {} reports of the other VMs' ranks, for {} of this VM's "
         "messages, {:.3f} s waited in all",
         wait_reports_, waited_messages_, waited_s_);
+  if (forwarder_.handed_on() > 0)
+    log_->info("runtime: {} reports of this VM's ranks handed on to the other VMs' daemons",
+               forwarder_.handed_on());
   if (refused_ > 0) log_->error("runtime: {} malformed messages ignored", refused_);
   if (probes_answered_ > 0)
     log_->info(

@@ -9,7 +9,8 @@
 //  - step(), on every poll: takes batches of late reports (the thesis's ACKs: observations
 //    of the path each late message took), probes from other daemons (answered at once)
 //    and replies to its own probes (observations of its direct paths, and each peer's
-//    view of its paths).
+//    view of its paths). This VM's ranks send their reports about other VMs' messages
+//    here; they are handed on to those VMs' daemons (report_forwarder.h).
 //  - A timer every probe_interval/4: probes the detoured pairs' direct paths, and every
 //    fourth time all other daemons (a round: its replies are judged together, less the
 //    delay they all shared at this VM, ProbeRounds); then lets the selector return
@@ -18,8 +19,9 @@
 //    via() for every new message; in mode adaptive the ranks of this VM are told with a
 //    kRouteUpdate frame (frames.h rule 7).
 //  - Shutdown: quiesce() stops probing and calls back once every probe it sent has been
-//    answered (peers answer until they finalize), so that no runtime message is in
-//    flight when the daemons pass their shutdown barrier.
+//    answered (peers answer until they finalize) and every report it handed on was
+//    matched, so that no runtime message is in flight when the daemons pass their
+//    shutdown barrier.
 // Without a path table (--paths) nothing is classified: ACKs and probes are still
 // counted, and the log says that congestion is not detected.
 #pragma once
@@ -49,6 +51,7 @@
 #include "runtime/path_selector.h"
 #include "runtime/probe_rounds.h"
 #include "runtime/probed_paths.h"
+#include "runtime/report_forwarder.h"
 
 namespace spdlog {
 class logger;
@@ -151,6 +154,7 @@ class Runtime {
   MpiPoller& poller_;
   Transport& transport_;  ///< poller_'s: every MPI call of the runtime
   const Doorbell& doorbell_;
+  ReportForwarder forwarder_;
   RuntimeConfig config_;
   std::shared_ptr<spdlog::logger> log_;
   std::vector<std::string> vm_names_;

@@ -1,8 +1,8 @@
 // The receive waits a rank reports to the source daemons (libmcm/engine/late_arrivals.h,
 // mcm/protocol/runtime_messages.h rule 5), over a FakeJob: one record per source VM and
-// period, to that VM's daemon, counting every message and only positive waits, with the
-// span since that VM's first message in it; nothing before the period is over; a new
-// period begins with its next message; a receive at the period's end sends it without a
+// period, to the rank's own VM's daemon (which hands it on), counting every message and only
+// positive waits, with the span since that VM's first message in it; nothing before the period is
+// over; a new period begins with its next message; a receive at the period's end sends it without a
 // poll.
 #include "engine/late_arrivals.h"
 
@@ -20,22 +20,25 @@ using mcm::protocol::ReceiveWaits;
 
 namespace {
 
-/// The receive waits waiting for the daemon of `vm`, read as the daemon's runtime reads them.
+/// The receive waits about VM `vm`'s messages that wait at the daemon of the rank's VM (VM
+/// 0), read as the daemon reads them; none ever waits at another VM's daemon.
 std::vector<ReceiveWaits> waits_at(mcm::testing::FakeJob& job, int vm) {
+  for (int other : {1, 2}) CHECK(job.network.waiting(job.private_comm, job.daemon(other)).empty());
   std::vector<ReceiveWaits> out;
-  for (const auto& m : job.network.waiting(job.private_comm, job.daemon(vm))) {
+  for (const auto& m : job.network.waiting(job.private_comm, job.daemon(0))) {
     CHECK(m.tag == kTagReceiveWaits);
     CHECK(m.synchronous);  // matched before the rank finalizes (drain)
     const auto w = mcm::protocol::read_receive_waits(m.data.data(), m.data.size(), 3);
     REQUIRE(w);
-    out.push_back(*w);
+    if (w->source_vm == vm) out.push_back(*w);
   }
   return out;
 }
 
 }  // namespace
 
-TEST_CASE("receive waits: one record per source VM and period, to that VM's daemon", "[engine]") {
+TEST_CASE("receive waits: one record per source VM and period, through this VM's daemon",
+          "[engine]") {
   mcm::testing::FakeJob job({1, 1, 1});  // world rank 0 on VM 0, ranks 1 and 2 on VMs 1, 2
   mcm::testing::FakeTransport transport = job.rank_transport(0);
   const mcm::Layout layout = job.rank_layout(0);

@@ -69,7 +69,7 @@ std::vector<Envelope> route_updates(mcm::testing::FakeJob& job, int rank) {
 struct Fixture {
   mcm::testing::FakeJob job{{1, 1, 1}};  // ranks 0, 1, 2; daemons 3, 4, 5
   mcm::testing::FakeTransport rank0 = job.rank_transport(0);
-  mcm::testing::FakeTransport rank1 = job.rank_transport(1);
+  mcm::testing::FakeTransport daemon1 = job.daemon_transport(1);
   mcm::testing::FakeDaemon daemon0{job, 0};
   const mcm::Topology paths = table(3);
   Runtime runtime{daemon0.layout,
@@ -84,13 +84,13 @@ struct Fixture {
                   /*notify_ranks=*/true,
                   mcm::testing::quiet_logger()};
 
-  /// Rank 1 (VM 1) reports `reports` to VM 0's daemon, which then takes them.
+  /// VM 1's daemon hands on `reports` of its rank 1 to VM 0's daemon, which then takes them.
   void report(const std::vector<LateArrival>& reports) {
     MPI_Request request;
-    rank1.issend(reports.data(), static_cast<int>(reports.size() * sizeof(LateArrival)),
-                 job.daemon(0), kTagLateReports, job.private_comm, &request);
+    daemon1.issend(reports.data(), static_cast<int>(reports.size() * sizeof(LateArrival)),
+                   job.daemon(0), kTagLateReports, job.private_comm, &request);
     runtime.step(/*waiting=*/true);
-    CHECK(rank1.test(&request, MPI_STATUS_IGNORE));  // taken: the report was counted
+    CHECK(daemon1.test(&request, MPI_STATUS_IGNORE));  // taken: the report was counted
   }
 };
 
@@ -165,6 +165,10 @@ TEST_CASE("runtime: a malformed late-report batch is ignored, not judged", "[run
   auto reports = late(1, 5, 0.050);
   reports[2].destination_vm = 7;  // no such VM: the whole batch is refused
   f.report(reports);
+  CHECK(f.runtime.via(1) == -1);
+  auto elsewhere = late(1, 5, 0.050);
+  for (LateArrival& a : elsewhere) a.source_vm = 2;  // VM 2's messages: not VM 0's to judge
+  f.report(elsewhere);
   CHECK(f.runtime.via(1) == -1);
   CHECK(route_updates(f.job, 0).size() == 1);  // only the initial routes' end
 }

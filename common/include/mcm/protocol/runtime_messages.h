@@ -13,9 +13,12 @@
 //     Reports travel in batches (kTagLateReports, an array of LateArrival, one source VM
 //     per batch) of at most kLateReportBatch records, sent when full, when the oldest is
 //     kLateReportDelay old (at the shim's next MPI call) and when the rank finalizes. A
-//     batch is sent with PMPI_Issend and the rank finalizes only once every batch was
-//     matched, so the source daemon counts every report before it leaves (the counts are
-//     exact).
+//     batch goes to the rank's own VM's daemon (and rings its doorbell), which hands it
+//     on unchanged to the source VM's daemon (and rings that one's): a rank never
+//     connects to another VM's daemon (mcmd/runtime/report_forwarder.h). Both legs use
+//     PMPI_Issend; the rank finalizes only once every batch was matched, and its daemon
+//     joins the daemons' last barrier only once every hand-on was, so the source daemon
+//     counts every report before it leaves (the counts are exact).
 //  2. The source daemon turns each record into an observation of its path (destination
 //     VM, via): latency = t_arrive - t_send - (offset of the destination VM's clock -
 //     offset of its own), offsets estimated at start-up (ClockOffsets).
@@ -50,16 +53,17 @@
 //     echoes the size (ProbeReply::probe_bytes).
 //  5. Receive waits. Every kWaitPeriod, at its next MPI call, a rank's shim sends each
 //     other VM whose messages it received in that period one ReceiveWaits (kTagReceiveWaits,
-//     to that VM's daemon): how many of them it received (natives and frames alike) and how
-//     long the application waited for them in all (t_r - t_rq of rule 1, counted only when
-//     positive), and since when: the span from the first of them to the period's end (a
-//     period that began before the pair's direct path was congested mixes healthy messages
-//     with congested ones: no figure of the congested path). It is the one figure of what
+//     for that VM's daemon, through its own VM's daemon as in rule 1): how many of them it received
+//     (natives and frames alike) and how long the application waited for them in all (t_r - t_rq of
+//     rule 1, counted only when positive), and since when: the span from the first of them to the
+//     period's end (a period that began before the pair's direct path was congested mixes healthy
+//     messages with congested ones: no figure of the congested path). It is the one figure of what
 //     a pair's messages cost when they have no send time (mode adaptive's natives, frames.h rule
 //     9): the source daemon compares a detour's waits per message with the direct path's before the
-//     switch (whether the detour pays, mcmd/runtime/detour_payoff.h). Sent with PMPI_Issend and no
-//     ring (the daemon reads it at its next wake-up; nothing in it is urgent) and drained at
-//     finalize with the late reports, so nothing is left unmatched.
+//     switch (whether the detour pays, mcmd/runtime/detour_payoff.h). Sent with
+//     PMPI_Issend and no ring on either leg (each daemon reads it at its next wake-up;
+//     nothing in it is urgent) and drained at finalize with the late reports, so nothing
+//     is left unmatched.
 #pragma once
 
 #include <cstdint>
