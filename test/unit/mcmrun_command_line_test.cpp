@@ -332,7 +332,7 @@ TEST_CASE("mcmrun: refuses to oversubscribe with the application alone", "[mcmru
   CHECK(contexts_of(plan({"--hostfile", "h", "-np", "64", "./a"}, unknown))[1][3] == "vm1:*");
 }
 
-TEST_CASE("mcmrun: ranks that fit their slots do not yield the CPU for the daemons' sake",
+TEST_CASE("mcmrun: ranks that fit their slots do not yield the CPU to daemons that only watch",
           "[mcmrun]") {
   FakeSystem system;
   system.hostfiles["hosts.txt"] = three_vms();  // 6 slots
@@ -357,10 +357,14 @@ TEST_CASE("mcmrun: ranks that fit their slots do not yield the CPU for the daemo
       {"--hostfile", "hosts.txt", "--mca", "mpi_yield_when_idle", "1", "-np", "2", "./a"}));
   CHECK_FALSE(ranks_told(
       {"--hostfile", "hosts.txt", "-x", "OMPI_MCA_mpi_yield_when_idle=1", "-np", "2", "./a"}));
-  // Mode relay: the daemons carry every message and need the CPU.
-  mcmrun::Settings relay;
-  relay.mode = mcm::Mode::relay;
-  CHECK_FALSE(ranks_told({"--hostfile", "hosts.txt", "-np", "2", "./a"}, relay));
+  // Modes record (the daemons only watch) and relay, adaptive (they forward and probe,
+  // and need the cores as soon as they wake).
+  for (const mcm::Mode mode : {mcm::Mode::record, mcm::Mode::relay, mcm::Mode::adaptive}) {
+    mcmrun::Settings settings;
+    settings.mode = mode;
+    CHECK(ranks_told({"--hostfile", "hosts.txt", "-np", "2", "./a"}, settings) ==
+          (mode == mcm::Mode::record));
+  }
   system.variables["OMPI_MCA_mpi_yield_when_idle"] = "1";
   CHECK_FALSE(ranks_told({"--hostfile", "hosts.txt", "-np", "2", "./a"}));
 }

@@ -272,11 +272,15 @@ std::vector<std::string> build_mpirun_argv(const CommandLine& cl, const Allocati
   const std::string mode(to_string(settings.mode));
   // The daemons make every host look oversubscribed to Open MPI, which then has the ranks
   // yield the CPU in every turn of their progress loop (sched_yield: +1-2 µs a small
-  // message, docs/benchmarks.md). Where the ranks alone fit their slots, they wait as
-  // under plain mpirun (Open MPI's own choice there), except in mode relay, where the
-  // daemons carry every message and need the CPU that spinning ranks would take.
-  const bool yield_as_plain = settings.mode != mcm::Mode::relay && !user_sets_yield(cl, env) &&
-                              ranks_fit_slots(cl, alloc, settings);
+  // message, docs/benchmarks.md). Where the daemons only watch (modes off and record) and
+  // the ranks alone fit their slots, the ranks wait as under plain mpirun (Open MPI's own
+  // choice there). Not in modes relay and adaptive: their daemons must run as soon as they
+  // wake (to forward, to probe), and ranks that never yield kept them off the cores long
+  // enough to detect congestion a size later in scripts/bench-traffic.
+  const bool daemons_only_watch =
+      settings.mode == mcm::Mode::off || settings.mode == mcm::Mode::record;
+  const bool yield_as_plain =
+      daemons_only_watch && !user_sets_yield(cl, env) && ranks_fit_slots(cl, alloc, settings);
   std::vector<std::string> argv = {programs.mpirun};
   // The user's -x of every context, for the daemons too: Open MPI 4.1 exports a -x only
   // to its own context, and the daemons are processes of the same MPI job that need the

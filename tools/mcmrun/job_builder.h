@@ -24,11 +24,12 @@
 // context's --host redefine a host's slots. --oversubscribe is needed for the daemons'
 // extra slots; check_slots() keeps mpirun's refusal when the application alone would
 // oversubscribe. Those extra slots also make Open MPI have every rank yield the CPU in
-// each turn of its progress loop, as on an oversubscribed host; where the ranks alone fit
-// the slots (a known -np within a known slot count, mapped by slot, node, core or socket)
-// and the user did not choose (--mca/-x/environment mpi_yield_when_idle), the ranks get
-// OMPI_MCA_mpi_yield_when_idle=0, Open MPI's own choice for them under plain mpirun;
-// not in mode relay, whose daemons carry every message and need the CPU.
+// each turn of its progress loop, as on an oversubscribed host. In modes off and record
+// (the daemons only watch), where the ranks alone fit the slots (a known -np within a
+// known slot count, mapped by slot, node, core or socket) and the user did not choose
+// (--mca/-x/environment mpi_yield_when_idle), the ranks get
+// OMPI_MCA_mpi_yield_when_idle=0, Open MPI's own choice for them under plain mpirun. Not
+// in modes relay and adaptive, whose daemons need the cores as soon as they wake.
 //
 // Everything here is pure except through the injected Environment.
 #pragma once
