@@ -81,15 +81,11 @@ void check_wire_version(detail::JobExchange& exchange, Role role, int world_rank
   PMPI_Barrier(MPI_COMM_WORLD);  // never completes: rank 0 aborts the job
 }
 
-/// The group of world ranks with `role`, in world-rank order.
-MPI_Group role_group(Role role, const std::vector<int>& world_rank_of_app_rank,
-                     const std::vector<int>& daemon_of_vm) {
-  const std::vector<int>& ranks = role == Role::application ? world_rank_of_app_rank : daemon_of_vm;
-  std::vector<int> sorted = ranks;
-  std::sort(sorted.begin(), sorted.end());
+/// The group of `ranks` (world ranks, ascending: both lists of the job map are).
+MPI_Group world_group_of(const std::vector<int>& ranks) {
   MPI_Group world, group;
   PMPI_Comm_group(MPI_COMM_WORLD, &world);
-  PMPI_Group_incl(world, static_cast<int>(sorted.size()), sorted.data(), &group);
+  PMPI_Group_incl(world, static_cast<int>(ranks.size()), ranks.data(), &group);
   PMPI_Group_free(&world);
   return group;
 }
@@ -136,7 +132,8 @@ Layout bootstrap(Role role, DoorbellAddress doorbell) {
     l.local_app_count += l.vm >= 0 && l.vm_of_world_rank[static_cast<size_t>(r)] == l.vm ? 1 : 0;
 
   // 3: the application world / the daemons' communicator, among their members only.
-  MPI_Group group = role_group(role, l.world_rank_of_app_rank, l.daemon_of_vm);
+  MPI_Group group =
+      world_group_of(role == Role::application ? l.world_rank_of_app_rank : l.daemon_of_vm);
   PMPI_Comm_create_group(MPI_COMM_WORLD, group, /*tag=*/0, &l.role_comm);
   PMPI_Group_free(&group);
 
