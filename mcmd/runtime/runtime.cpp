@@ -420,8 +420,11 @@ void Runtime::step(bool waiting) {
     }
   }
   rung_probes_.clear();  // a probe not here at its ring's poll arrived later: unknown when
-  forwarder_.idle();
-  if (on_quiesced_) check_quiesced();
+  if (on_quiesced_) {
+    check_quiesced();  // completes the hand-ons too
+  } else {
+    forwarder_.idle();
+  }
 }
 
 void Runtime::note_rings(const std::vector<Ring>& rings) {
