@@ -103,6 +103,14 @@ void DetourPayoff::moved(int destination, double now) {
   for (auto& c : p.detour) c.clear();  // the old detour's messages say nothing of this one
 }
 
+void DetourPayoff::retry(int destination, double now) {
+  if (destination < 0 || destination >= vm_count_) return;
+  Pair& p = pairs_[static_cast<size_t>(destination)];
+  p.active = true;
+  p.give_ups = std::max(0, p.give_ups - 1);
+  moved(destination, now);
+}
+
 void DetourPayoff::stop(int destination) {
   if (destination < 0 || destination >= vm_count_) return;
   pairs_[static_cast<size_t>(destination)].active = false;

@@ -76,6 +76,9 @@ class DetourPayoff {
   void start(int destination, const PathRecord* direct, long long suffered_bytes, double now);
   /// The pair moved from one detour to another at `now`: a new trial, the same before figure.
   void moved(int destination, double now);
+  /// The pair that judge() gave up moved on to another detour at `now` instead: judged
+  /// again (a new trial, the same before figure), the give-up not counted.
+  void retry(int destination, double now);
   /// The pair is back on its direct path: nothing to judge until the next start().
   void stop(int destination);
   /// A message of the pair on its detour now in use, at `now`: `latency_us` one-way, and the

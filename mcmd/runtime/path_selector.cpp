@@ -432,6 +432,13 @@ std::vector<Decision> PathSelector::tick(double now) {
 }
 
 Decision PathSelector::give_up(int destination, const DetourPayoff::Verdict& verdict, double now) {
+  // A leg of the detour congested: its messages are slow for the network's reason, not for
+  // the detour's own cost, and another detour may well be clean; a give-up would hold every
+  // detour off (seen in system.runtime, two-links: one flood on vm1 -> vm2 and vm1 -> vm3
+  // sent vm1 -> vm2 back to its congested direct path for 4 s).
+  const int current = via_[static_cast<size_t>(destination)];
+  if (leg_congested(destination, current, now))
+    if (auto moved = move_on(destination, verdict, now)) return *moved;
   Decision back;
   back.kind = Decision::Kind::back_to_direct;
   back.destination = destination;
@@ -445,6 +452,42 @@ Decision PathSelector::give_up(int destination, const DetourPayoff::Verdict& ver
   pair.changed_at = now;  // not returned_at: its direct path was no healthier (no flight)
   pair.next_search = now + verdict.hold_s;  // the back-off: no detour before then
   return back;
+}
+
+std::optional<Decision> PathSelector::move_on(int destination, const DetourPayoff::Verdict& verdict,
+                                              double now) {
+  Pair& pair = pairs_[static_cast<size_t>(destination)];
+  const int current = via_[static_cast<size_t>(destination)];
+  const long long bytes = pair.suffered > 0 ? pair.suffered : verdict.bytes;
+  int best = -1;
+  double best_us = std::numeric_limits<double>::infinity();
+  for (int v : candidates_[static_cast<size_t>(destination)]) {
+    if (v == current || v == my_vm_ || v == destination || v < 0 || v >= vm_count()) continue;
+    const double us = estimate(destination, v, bytes, now);
+    if (!std::isnan(us) && us < best_us) {  // strict: ties keep the better-ranked option
+      best = v;
+      best_us = us;
+    }
+  }
+  if (best < 0) return std::nullopt;
+  payoff_.retry(destination, now);
+  Decision d;
+  d.kind = Decision::Kind::detour;
+  d.destination = destination;
+  d.from_via = current;
+  d.to_via = best;
+  const auto& list = candidates_[static_cast<size_t>(destination)];
+  const auto rank = std::find(list.begin(), list.end(), best) - list.begin();
+  d.reason = verdict.text() + "; but a leg of " + path_name(current) +
+             " is congested: " + path_name(best) + " expected " + figure(best_us) + " at " +
+             std::to_string(bytes) + " bytes (the table's detour #" + std::to_string(rank + 1) +
+             ")";
+  via_[static_cast<size_t>(destination)] = best;
+  ++pair.hops;  // detour to detour: a longer wait next time
+  pair.next_search = now + backed_off(pair.hops);
+  pair.changed_at = now;
+  ++switches_;
+  return d;
 }
 
 std::vector<double> PathSelector::direct_excess() const {

@@ -60,10 +60,13 @@
 //  - Give-up: a detour whose messages are not faster than the pair's were on the direct path
 //    before the switch (scaled by how much its probes grew since) by detour_min_gain is
 //    given up after a trial, and the pair searches no detour for a hold that grows with
-//    each give-up (runtime/detour_payoff.h).
+//    each give-up (runtime/detour_payoff.h). When a leg of that detour is congested (the
+//    network's slowness, not the detour's own cost), the cheapest other detour with an
+//    estimate is tried instead, as a move from detour to detour.
 //  - Every decision carries its reason and the figures behind it, for the log.
 #pragma once
 
+#include <algorithm>
 #include <functional>
 #include <limits>
 #include <optional>
@@ -194,6 +197,13 @@ class PathSelector {
   /// Whether a static route (--route) decides this VM's traffic to `destination`.
   bool pinned(int destination) const { return pinned_[static_cast<size_t>(destination)]; }
   bool detoured(int destination) const { return via(destination) >= 0; }
+  /// Whether this VM's direct path to `vm` is watched between probe rounds: the pair to
+  /// `vm` is detoured (its direct path is what it waits for), or a detoured pair's first
+  /// leg ends at `vm` (what its detour stands on: a leg congested with the pair's own
+  /// direct path, as one flood on a host's links does, is seen in a quarter of the time).
+  bool watched(int vm) const {
+    return detoured(vm) || std::find(via_.begin(), via_.end(), vm) != via_.end();
+  }
   /// The size (bytes) of the message whose lateness made the pair to `destination` leave
   /// its direct path last: what its direct path is probed with now and then
   /// (runtime_messages.h rule 4); 0 before it ever left.
@@ -261,6 +271,11 @@ class PathSelector {
   /// Returns the detoured pair to `destination` to its direct path because its detour does
   /// not pay (`verdict`), and holds it there for verdict.hold_s before the next search.
   Decision give_up(int destination, const DetourPayoff::Verdict& verdict, double now);
+  /// For a detour given up while a leg of it is congested: the move to the cheapest other
+  /// detour by estimate() (a new trial, the give-up not counted); nothing when none has an
+  /// estimate.
+  std::optional<Decision> move_on(int destination, const DetourPayoff::Verdict& verdict,
+                                  double now);
 
   int my_vm_;
   RuntimeConfig config_;

@@ -11,7 +11,8 @@
 //    and replies to its own probes (observations of its direct paths, and each peer's
 //    view of its paths). This VM's ranks send their reports about other VMs' messages
 //    here; they are handed on to those VMs' daemons (report_forwarder.h).
-//  - A timer every probe_interval/4: probes the detoured pairs' direct paths, and every
+//  - A timer every probe_interval/4: probes the detoured pairs' direct paths and their
+//    detours' first legs (PathSelector::watched), and every
 //    fourth time all other daemons (a round: its replies are judged together, less the
 //    delay they all shared at this VM, ProbeRounds); then lets the selector return
 //    recovered pairs. With no pair detoured, only the fourth ticks (every probe_interval).

@@ -353,3 +353,44 @@ TEST_CASE("payoff: a detour clearly slower is given up before its trial ends", "
   CHECK(back[0].reason.find("waited 2.00 ms per message on it against 1.00 ms") !=
         std::string::npos);
 }
+
+TEST_CASE("payoff: a detour slow on a congested leg moves on to another detour, not to direct",
+          "[runtime]") {
+  // One flood on both VM 0 -> VM 1 and VM 0 -> VM 2 (system.runtime, two-links): the detour
+  // via VM 2 waits twice what the direct path did, and VM 0's own probes of VM 2 (every
+  // 50 ms: its first leg, watched) are congested. Not a give-up to the congested direct path
+  // with every detour held off: a move to the detour via VM 3, judged afresh.
+  double t = 0;
+  PathSelector s = switched_untimed(t);
+  CHECK(s.watched(1));
+  CHECK(s.watched(2));  // the detour's first leg
+  CHECK_FALSE(s.watched(3));
+  const double switched = t;
+  std::vector<Decision> moved;
+  for (int i = 1; t < switched + 5 && moved.empty(); ++i) {
+    t += 0.01;
+    if (i % 5 == 0) s.observe(2, -1, kDirectUs, kProbeBytes, t, true);
+    if (i % 20 == 0) s.observe(1, -1, kDirectUs, kProbeBytes, t, true);
+    if (i % 25 == 0) waits(s, t, 2000);
+    for (Decision& d : s.tick(t))
+      if (d.destination == 1) moved.push_back(std::move(d));
+  }
+  REQUIRE(moved.size() == 1);
+  INFO(moved[0].reason);
+  CHECK(moved[0].kind == Decision::Kind::detour);
+  CHECK(moved[0].from_via == 2);
+  CHECK(moved[0].to_via == 3);
+  CHECK(s.via(1) == 3);
+  CHECK(moved[0].reason.find("the detour does not pay") != std::string::npos);
+  CHECK(moved[0].reason.find("but a leg of via vm3 is congested: via vm4 expected") !=
+        std::string::npos);
+  CHECK(s.returns() == 0);
+  CHECK(s.watched(3));
+  // The new detour, on clean legs, does not pay either (5% less than the direct path's
+  // wait): given up after its trial, as the first give-up (the move did not count one).
+  const std::vector<Decision> back = detour_life(s, t, 10, 950);
+  REQUIRE(back.size() == 1);
+  INFO(back[0].reason);
+  CHECK(back[0].kind == Decision::Kind::back_to_direct);
+  CHECK(back[0].reason.find("give-up #1") != std::string::npos);
+}
