@@ -16,6 +16,8 @@
 //    fourth time all other daemons (a round: its replies are judged together, less the
 //    delay they all shared at this VM, ProbeRounds); then lets the selector return
 //    recovered pairs. With no pair detoured, only the fourth ticks (every probe_interval).
+//    The first kFirstRounds ticks are all rounds: the paths' noise is learnt in a quarter
+//    of the time.
 //  - Decisions: logged (info) with their reason and figures. The relay's source role asks
 //    via() for every new message; in mode adaptive the ranks of this VM are told with a
 //    kRouteUpdate frame (frames.h rule 7).
@@ -175,6 +177,9 @@ class Runtime {
   bool flipped_ = false;       ///< flip_routes(): the unpinned pairs go through the daemons
   std::uint64_t flips_ = 0;    ///< flips to the daemons so far
   std::vector<int> flip_via_;  ///< [destination] the flip's intermediate, -1: direct
+  /// Ticks that are all rounds when probing starts: a path's noise is known after this many
+  /// of its healthy observations.
+  static constexpr std::uint64_t kFirstRounds = PathRecord::kNoiseWarmup;
   std::uint64_t ticks_ = 0;
   std::uint64_t probe_seq_ = 0;
   int probes_outstanding_ = 0;
