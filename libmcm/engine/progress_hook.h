@@ -18,7 +18,9 @@
 //  - While at least one thread is between collective_begin() and collective_end(), each
 //    call of the hook takes the engine lock if nobody holds it (never waits, never
 //    re-enters an engine call of its own thread: the engine's own MPI calls run Open MPI's
-//    progress too) and runs one Engine::progress(), at most once per 50 µs.
+//    progress too) and runs one Engine::progress(), at most once per ms (per 50 µs while
+//    one of the next two cases holds too): nothing of the rank's own waits for it there,
+//    only its peers (frames to match, a flush to answer), for whom a ms counts at a switch.
 //  - While a flush is outstanding (between flush_begin() and flush_end(), frames.h rule 11)
 //    it does the same in every MPI call of every thread, whatever it is: a held send that
 //    was copied has completed for the application (native_path.cpp, copied()), so MPI's
