@@ -255,21 +255,9 @@ std::optional<Decision> PathSelector::search(int destination, long long bytes, d
         "its legs are healthy: the relaying or the destination delays it, as it would on "
         "another detour; back to direct once that is healthy for " +
         std::to_string(static_cast<int>(hold(pair) * 1000)) + " ms");
-  std::vector<int> options;
-  if (current >= 0) options.push_back(-1);
-  for (int v : candidates_[static_cast<size_t>(destination)])
-    if (v != current && v != my_vm_ && v != destination && v >= 0 && v < vm_count())
-      options.push_back(v);
-  int best = current;
   double best_us = kBetterBy * current_us;
-  for (int v : options) {
-    const double us =
-        v < 0 ? return_estimate(destination, bytes, now) : estimate(destination, v, bytes, now);
-    if (!std::isnan(us) && us < best_us) {  // strict: ties keep the better-ranked option
-      best = v;
-      best_us = us;
-    }
-  }
+  const int best = cheapest(destination, current, /*with_direct=*/current >= 0, bytes, now, best_us)
+                       .value_or(current);
   if (best == current)
     return stay("no alternative is expected below " + figure(kBetterBy * current_us) +
                 " (70% of what " + path_name(current) + " costs now, " + figure(current_us) +
@@ -304,12 +292,31 @@ std::optional<Decision> PathSelector::search(int destination, long long bytes, d
   }
   d.reason += "; " + path_name(best) + " expected " + figure(best_us) + " against " +
               figure(current_us) + " now at " + std::to_string(bytes) + " bytes";
-  if (best >= 0) {
-    const auto& list = candidates_[static_cast<size_t>(destination)];
-    const auto rank = std::find(list.begin(), list.end(), best) - list.begin();
-    d.reason += " (the table's detour #" + std::to_string(rank + 1) + ")";
-  }
+  if (best >= 0) d.reason += " " + table_rank(destination, best);
   return d;
+}
+
+std::optional<int> PathSelector::cheapest(int destination, int current, bool with_direct,
+                                          long long bytes, double now, double& best_us) const {
+  std::optional<int> best;
+  const auto consider = [&](int v) {
+    const double us =
+        v < 0 ? return_estimate(destination, bytes, now) : estimate(destination, v, bytes, now);
+    if (!std::isnan(us) && us < best_us) {  // strict: ties keep the better-ranked option
+      best = v;
+      best_us = us;
+    }
+  };
+  if (with_direct) consider(-1);
+  for (int v : candidates_[static_cast<size_t>(destination)])
+    if (v != current && v != my_vm_ && v != destination && v >= 0 && v < vm_count()) consider(v);
+  return best;
+}
+
+std::string PathSelector::table_rank(int destination, int via) const {
+  const auto& list = candidates_[static_cast<size_t>(destination)];
+  const auto rank = std::find(list.begin(), list.end(), via) - list.begin();
+  return "(the table's detour #" + std::to_string(rank + 1) + ")";
 }
 
 std::pair<int, int> PathSelector::other_direct_paths_slow(int destination, double now) const {
@@ -459,29 +466,20 @@ std::optional<Decision> PathSelector::move_on(int destination, const DetourPayof
   Pair& pair = pairs_[static_cast<size_t>(destination)];
   const int current = via_[static_cast<size_t>(destination)];
   const long long bytes = pair.suffered > 0 ? pair.suffered : verdict.bytes;
-  int best = -1;
   double best_us = std::numeric_limits<double>::infinity();
-  for (int v : candidates_[static_cast<size_t>(destination)]) {
-    if (v == current || v == my_vm_ || v == destination || v < 0 || v >= vm_count()) continue;
-    const double us = estimate(destination, v, bytes, now);
-    if (!std::isnan(us) && us < best_us) {  // strict: ties keep the better-ranked option
-      best = v;
-      best_us = us;
-    }
-  }
-  if (best < 0) return std::nullopt;
+  const std::optional<int> other =
+      cheapest(destination, current, /*with_direct=*/false, bytes, now, best_us);
+  if (!other) return std::nullopt;
+  const int best = *other;
   payoff_.retry(destination, now);
   Decision d;
   d.kind = Decision::Kind::detour;
   d.destination = destination;
   d.from_via = current;
   d.to_via = best;
-  const auto& list = candidates_[static_cast<size_t>(destination)];
-  const auto rank = std::find(list.begin(), list.end(), best) - list.begin();
   d.reason = verdict.text() + "; but a leg of " + path_name(current) +
              " is congested: " + path_name(best) + " expected " + figure(best_us) + " at " +
-             std::to_string(bytes) + " bytes (the table's detour #" + std::to_string(rank + 1) +
-             ")";
+             std::to_string(bytes) + " bytes " + table_rank(destination, best);
   via_[static_cast<size_t>(destination)] = best;
   ++pair.hops;  // detour to detour: a longer wait next time
   pair.next_search = now + backed_off(pair.hops);

@@ -271,6 +271,14 @@ class PathSelector {
   /// Returns the detoured pair to `destination` to its direct path because its detour does
   /// not pay (`verdict`), and holds it there for verdict.hold_s before the next search.
   Decision give_up(int destination, const DetourPayoff::Verdict& verdict, double now);
+  /// The cheapest option for the pair to `destination` whose estimate is below `best_us`
+  /// (lowered to it): the direct path when `with_direct` (by return_estimate()), then the
+  /// table's detours other than `current` (by estimate()), ties to the earlier; nothing
+  /// when none is below.
+  std::optional<int> cheapest(int destination, int current, bool with_direct, long long bytes,
+                              double now, double& best_us) const;
+  /// "(the table's detour #N)" for the detour via `via` of the pair to `destination`.
+  std::string table_rank(int destination, int via) const;
   /// For a detour given up while a leg of it is congested: the move to the cheapest other
   /// detour by estimate() (a new trial, the give-up not counted); nothing when none has an
   /// estimate.
