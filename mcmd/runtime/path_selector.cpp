@@ -277,10 +277,8 @@ std::optional<Decision> PathSelector::search(int destination, long long bytes, d
   } else {
     payoff_.start(destination, &now_record, pair.suffered, now);
   }
-  pair.next_search = now + backed_off(pair.hops);
   d.to_via = best;
-  via_[static_cast<size_t>(destination)] = best;
-  pair.changed_at = now;
+  take(destination, best, now);
   if (best < 0) {
     d.kind = Decision::Kind::back_to_direct;
     ++returns_;
@@ -480,12 +478,17 @@ std::optional<Decision> PathSelector::move_on(int destination, const DetourPayof
   d.reason = verdict.text() + "; but a leg of " + path_name(current) +
              " is congested: " + path_name(best) + " expected " + figure(best_us) + " at " +
              std::to_string(bytes) + " bytes " + table_rank(destination, best);
-  via_[static_cast<size_t>(destination)] = best;
   ++pair.hops;  // detour to detour: a longer wait next time
-  pair.next_search = now + backed_off(pair.hops);
-  pair.changed_at = now;
+  take(destination, best, now);
   ++switches_;
   return d;
+}
+
+void PathSelector::take(int destination, int via, double now) {
+  Pair& pair = pairs_[static_cast<size_t>(destination)];
+  via_[static_cast<size_t>(destination)] = via;
+  pair.changed_at = now;
+  pair.next_search = now + backed_off(pair.hops);
 }
 
 std::vector<double> PathSelector::direct_excess() const {

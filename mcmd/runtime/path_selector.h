@@ -66,7 +66,6 @@
 //  - Every decision carries its reason and the figures behind it, for the log.
 #pragma once
 
-#include <algorithm>
 #include <functional>
 #include <limits>
 #include <optional>
@@ -197,12 +196,15 @@ class PathSelector {
   /// Whether a static route (--route) decides this VM's traffic to `destination`.
   bool pinned(int destination) const { return pinned_[static_cast<size_t>(destination)]; }
   bool detoured(int destination) const { return via(destination) >= 0; }
-  /// Whether this VM's direct path to `vm` is watched between probe rounds: the pair to
-  /// `vm` is detoured (its direct path is what it waits for), or a detoured pair's first
-  /// leg ends at `vm` (what its detour stands on: a leg congested with the pair's own
-  /// direct path, as one flood on a host's links does, is seen in a quarter of the time).
-  bool watched(int vm) const {
-    return detoured(vm) || std::find(via_.begin(), via_.end(), vm) != via_.end();
+  /// Per VM, whether this VM's direct path to it is watched between probe rounds: the pair
+  /// to it is detoured (its direct path is what it waits for), or a detoured pair's first
+  /// leg ends there (what its detour stands on: a leg congested with the pair's own direct
+  /// path, as one flood on a host's links does, is seen in a quarter of the time). O(VMs).
+  std::vector<bool> watched() const {
+    std::vector<bool> w(via_.size(), false);
+    for (std::size_t d = 0; d < via_.size(); ++d)
+      if (via_[d] >= 0) w[d] = w[static_cast<size_t>(via_[d])] = true;
+    return w;
   }
   /// The size (bytes) of the message whose lateness made the pair to `destination` leave
   /// its direct path last: what its direct path is probed with now and then
@@ -277,6 +279,9 @@ class PathSelector {
   /// when none is below.
   std::optional<int> cheapest(int destination, int current, bool with_direct, long long bytes,
                               double now, double& best_us) const;
+  /// The pair to `destination` takes `via` (-1: direct) from `now`: its route, when it
+  /// changed, and no search before the back-off of its moves (backed_off(hops)).
+  void take(int destination, int via, double now);
   /// "(the table's detour #N)" for the detour via `via` of the pair to `destination`.
   std::string table_rank(int destination, int via) const;
   /// For a detour given up while a leg of it is congested: the move to the cheapest other

@@ -154,8 +154,9 @@ void Runtime::on_timer() {
   ++ticks_;
   const std::uint64_t first_seq = probe_seq_ + 1;
   int sent = 0;
+  const std::vector<bool> watched = everyone ? std::vector<bool>{} : selector_.watched();
   for (int vm = 0; vm < layout_.daemon_count; ++vm) {
-    if (vm == layout_.vm || !(everyone || selector_.watched(vm))) continue;
+    if (vm == layout_.vm || !(everyone || watched[static_cast<size_t>(vm)])) continue;
     // Once per interval a detoured pair's direct path gets a probe of the size that
     // suffered (runtime_messages.h rule 4).
     const long long sized = everyone && selector_.detoured(vm) ? selector_.suffered_bytes(vm) : 0;

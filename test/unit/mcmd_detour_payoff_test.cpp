@@ -362,9 +362,9 @@ TEST_CASE("payoff: a detour slow on a congested leg moves on to another detour, 
   // with every detour held off: a move to the detour via VM 3, judged afresh.
   double t = 0;
   PathSelector s = switched_untimed(t);
-  CHECK(s.watched(1));
-  CHECK(s.watched(2));  // the detour's first leg
-  CHECK_FALSE(s.watched(3));
+  CHECK(s.watched()[1]);
+  CHECK(s.watched()[2]);  // the detour's first leg
+  CHECK_FALSE(s.watched()[3]);
   const double switched = t;
   std::vector<Decision> moved;
   for (int i = 1; t < switched + 5 && moved.empty(); ++i) {
@@ -385,7 +385,7 @@ TEST_CASE("payoff: a detour slow on a congested leg moves on to another detour, 
   CHECK(moved[0].reason.find("but a leg of via vm3 is congested: via vm4 expected") !=
         std::string::npos);
   CHECK(s.returns() == 0);
-  CHECK(s.watched(3));
+  CHECK(s.watched()[3]);
   // The new detour, on clean legs, does not pay either (5% less than the direct path's
   // wait): given up after its trial, as the first give-up (the move did not count one).
   const std::vector<Decision> back = detour_life(s, t, 10, 950);
