@@ -14,9 +14,9 @@
 
 #include "daemon.h"
 #include "mcm/bootstrap.h"
+#include "mcm/progress_scopes.h"
 #include "plumbing/daemon_options.h"
 #include "plumbing/logging.h"
-#include "plumbing/mpi_yield.h"
 
 namespace {
 
@@ -70,7 +70,7 @@ int main(int argc, char** argv) {
   }
   mcm::daemon::Outcome outcome;
   {
-    mcm::daemon::NoYieldWhilePolling no_yield;
+    const mcm::NoMpiYield no_yield;  // mcm/progress_scopes.h
     if (!no_yield.available())
       log->info(
           "MPI's yield-when-idle could not be switched off (not Open MPI?): polls may yield the "

@@ -3,6 +3,7 @@
 #include "engine/engine.h"
 #include "engine/status.h"
 #include "mcm/clock.h"
+#include "mcm/progress_scopes.h"
 
 namespace mcm::engine {
 
@@ -68,6 +69,9 @@ void Engine::note_blocked_in_mpi(double start) {
 }
 
 bool Engine::progress() {
+  // A turn is a series of polls (each MPI call a turn of MPI's progress loop): none of
+  // them yields the core; the wait around the turn does, as the job asked.
+  const mcm::NoMpiYield no_yield;
   const double start = mcm::wall_seconds();
   if (start - last_progress_end_ > kPollGap) {
     gap_start_ = last_progress_end_;

@@ -158,7 +158,8 @@ class Engine {
   void free(MPI_Request* request);
   void cancel(MPI_Request request);
 
-  /// One round of progress; true when anything moved.
+  /// One round of progress, without yielding the core between its MPI calls
+  /// (mcm/progress_scopes.h); true when anything moved.
   bool progress();
   /// Waits wake for `channel`'s receive and progress polls it (side_channel.h); null
   /// detaches it. Not owned.

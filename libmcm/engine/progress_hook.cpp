@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "engine/engine.h"
+#include "mcm/progress_scopes.h"
 
 namespace mcm::engine::progress_hook {
 
@@ -45,12 +46,14 @@ std::int64_t now_ns() {
 }
 
 /// Runs `work` (true: something moved) under the engine lock if nobody holds it, marked
-/// as the hook's own (the engine's MPI calls turn the progress loop again).
+/// as the hook's own (the engine's MPI calls turn the progress loop again: without its
+/// poll of the sockets, which the loop that called the hook makes right after).
 template <typename Work>
 int turn(Work work) {
   t_in_hook = true;
   int moved = 0;
   if (g_engine->lock().try_lock_unowned()) {
+    const mcm::NoEventLoop no_poll;
     moved = work() ? 1 : 0;
     g_engine->lock().unlock();
   }
