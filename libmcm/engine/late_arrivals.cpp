@@ -86,9 +86,14 @@ void LateArrivals::issend(std::shared_ptr<const void> buffer, const void* data, 
 }
 
 void LateArrivals::complete() {
+  // One MPI call for all of them (each call is a turn of MPI's progress loop).
+  done_.resize(requests_.size());
+  const int count = transport_->testsome(static_cast<int>(requests_.size()), requests_.data(),
+                                         done_.data(), MPI_STATUSES_IGNORE);
+  if (count == MPI_UNDEFINED || count == 0) return;
   std::size_t keep = 0;
   for (std::size_t i = 0; i < requests_.size(); ++i) {
-    if (transport_->test(&requests_[i], MPI_STATUS_IGNORE)) continue;
+    if (requests_[i] == MPI_REQUEST_NULL) continue;  // completed (freed by MPI)
     requests_[keep] = requests_[i];
     buffers_[keep] = std::move(buffers_[i]);
     ++keep;
@@ -103,7 +108,12 @@ void LateArrivals::poll(double now) {
       if (!batches_[vm].records.empty() && now - batches_[vm].oldest >= protocol::kLateReportDelay)
         send(static_cast<int>(vm));
   end_period_if_due(now);
-  if (!requests_.empty()) complete();
+  // Completing only frees buffers: not at every engine turn (one turn per collective
+  // call while the application waits in them).
+  if (!requests_.empty() && now - last_complete_ >= kCompleteInterval) {
+    last_complete_ = now;
+    complete();
+  }
 }
 
 void LateArrivals::drain(double now) {

@@ -8,10 +8,10 @@
 // records. add_receive() counts a received message and its wait into the period's
 // ReceiveWaits of its VM, and sends the period's waits (issend, no ring) once it has lasted
 // kWaitPeriod, as poll() does too. poll() sends batches whose oldest record is
-// kLateReportDelay old and completes finished sends; drain() sends everything and waits
-// until every message was matched by this VM's daemon (before the rank tells it that it
-// finalizes: the daemons count every ACK, mcmd/runtime/report_forwarder.h). Not thread-safe: the
-// engine lock is held by callers.
+// kLateReportDelay old and, every kCompleteInterval, completes finished sends; drain() sends
+// everything and waits until every message was matched by this VM's daemon (before the rank tells
+// it that it finalizes: the daemons count every ACK, mcmd/runtime/report_forwarder.h). Not
+// thread-safe: the engine lock is held by callers.
 #pragma once
 
 #include <mpi.h>
@@ -51,7 +51,10 @@ class LateArrivals {
   /// Sends `bytes` of `buffer` (kept until matched) to `daemon` with `tag`.
   void issend(std::shared_ptr<const void> buffer, const void* data, std::size_t bytes, int daemon,
               int tag);
+  /// Forgets the sends the daemon matched (one MPI call).
   void complete();
+  /// Seconds between poll()'s completions.
+  static constexpr double kCompleteInterval = 0.01;
 
   const mcm::Layout* layout_ = nullptr;
   const mcm::Doorbell* bell_ = nullptr;
@@ -63,6 +66,8 @@ class LateArrivals {
   double period_end_ = 0;                      ///< 0: no message counted yet
   std::vector<MPI_Request> requests_;
   std::vector<std::shared_ptr<const void>> buffers_;  ///< beside requests_
+  std::vector<int> done_;                             ///< complete()'s indices
+  double last_complete_ = 0;                          ///< poll()'s last complete()
   std::uint64_t sent_ = 0;
 };
 
