@@ -1,3 +1,4 @@
+#include "mcm/progress_scopes.h"
 #include "mcm/transport.h"
 
 namespace mcm {
@@ -34,7 +35,10 @@ class MpiTransport final : public Transport {
     if (!found) return std::nullopt;
     return probed(status);
   }
+  // The blocking calls run MPI's event loop even inside a NoEventLoop scope
+  // (mcm/progress_scopes.h): a probed or matched message's bytes may still be arriving.
   void mrecv(void* data, int bytes, MPI_Message* message) override {
+    const EventLoopOn events;
     PMPI_Mrecv(data, bytes, MPI_BYTE, message, MPI_STATUS_IGNORE);
   }
   void imrecv(void* data, int bytes, MPI_Message* message, MPI_Request* request) override {
@@ -57,18 +61,22 @@ class MpiTransport final : public Transport {
     return bytes;
   }
   void cancel_receive(MPI_Request* request) override {
+    const EventLoopOn events;
     PMPI_Cancel(request);
     PMPI_Wait(request, MPI_STATUS_IGNORE);
   }
   void send(const void* data, int bytes, int destination, int tag, MPI_Comm comm) override {
+    const EventLoopOn events;
     PMPI_Send(data, bytes, MPI_BYTE, destination, tag, comm);
   }
   Probed recv(void* data, int bytes, int source, int tag, MPI_Comm comm) override {
+    const EventLoopOn events;
     MPI_Status status;
     PMPI_Recv(data, bytes, MPI_BYTE, source, tag, comm, &status);
     return probed(status);
   }
   void allreduce_sum(double* values, int count, MPI_Comm comm) override {
+    const EventLoopOn events;
     PMPI_Allreduce(MPI_IN_PLACE, values, count, MPI_DOUBLE, MPI_SUM, comm);
   }
   int rank(MPI_Comm comm) override {

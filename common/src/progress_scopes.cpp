@@ -27,6 +27,10 @@ EventFlagSetter event_flag_setter() {
   return set;
 }
 
+/// This thread's open NoEventLoop scopes, and the flags the outermost one found.
+thread_local int t_paused = 0;
+thread_local int t_flags = 0;
+
 }  // namespace
 
 NoMpiYield::NoMpiYield() {
@@ -42,11 +46,28 @@ bool NoMpiYield::available() const {
 }
 
 NoEventLoop::NoEventLoop() {
-  if (EventFlagSetter set = event_flag_setter()) was_ = set(0);
+  EventFlagSetter set = event_flag_setter();
+  if (set == nullptr) return;
+  was_ = set(0);
+  if (t_paused++ == 0) t_flags = was_;
 }
 
 NoEventLoop::~NoEventLoop() {
-  if (EventFlagSetter set = event_flag_setter()) set(was_);
+  EventFlagSetter set = event_flag_setter();
+  if (set == nullptr) return;
+  set(was_);
+  --t_paused;
+}
+
+EventLoopOn::EventLoopOn() {
+  EventFlagSetter set = event_flag_setter();
+  if (set == nullptr || t_paused == 0) return;
+  set(t_flags);
+  switched_ = true;
+}
+
+EventLoopOn::~EventLoopOn() {
+  if (switched_) event_flag_setter()(0);
 }
 
 }  // namespace mcm

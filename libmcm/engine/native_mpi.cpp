@@ -2,6 +2,7 @@
 #include "engine/native_mpi.h"
 
 #include "engine/status.h"
+#include "mcm/progress_scopes.h"
 
 namespace mcm::engine {
 namespace {
@@ -43,7 +44,9 @@ class PmpiNative final : public NativeMpi {
              MPI_Request* request) override {
     return PMPI_Imrecv(buf, count, type, message, request);
   }
+  // The waits run MPI's event loop even inside a NoEventLoop scope (mcm/progress_scopes.h).
   bool cancel_receive(MPI_Request* request, MPI_Status* status, int* error) override {
+    const mcm::EventLoopOn events;
     PMPI_Cancel(request);
     *error = PMPI_Wait(request, status);
     int cancelled = 0;
@@ -55,10 +58,12 @@ class PmpiNative final : public NativeMpi {
     return PMPI_Testsome(n, requests, outcount, indices, statuses);
   }
   int waitany(int n, MPI_Request* requests, int* index, MPI_Status* status) override {
+    const mcm::EventLoopOn events;
     return PMPI_Waitany(n, requests, index, status);
   }
   int waitsome(int n, MPI_Request* requests, int* outcount, int* indices,
                MPI_Status* statuses) override {
+    const mcm::EventLoopOn events;
     return PMPI_Waitsome(n, requests, outcount, indices, statuses);
   }
   int received_bytes(const MPI_Status& status) override {

@@ -19,6 +19,10 @@
 //   sockets right after: the turn's MPI calls see what shared memory and the last poll
 //   brought. An 8-byte exchange on 4 VMs made 3.4 poll() calls a message (plain Open MPI
 //   0.4), a third of them from such turns.
+// EventLoopOn: inside a NoEventLoop scope of this thread, the event loop runs again for
+//   this scope. Every call that *waits* in MPI needs it (a cancelled receive that a TCP
+//   message matched first completes only as its bytes are read): the MPI adapters
+//   (libmcm/engine/native_mpi.cpp, common/src/mpi_transport.cpp) open one around each.
 //
 // Contract: the constructors switch the setting through opal_progress_set_yield_when_idle()
 // and opal_progress_set_event_flag(), found at run time (dlsym, once per process); the
@@ -53,6 +57,17 @@ class NoEventLoop {
 
  private:
   int was_ = 0;  ///< the event flags before (what the destructor restores)
+};
+
+class EventLoopOn {
+ public:
+  EventLoopOn();
+  ~EventLoopOn();
+  EventLoopOn(const EventLoopOn&) = delete;
+  EventLoopOn& operator=(const EventLoopOn&) = delete;
+
+ private:
+  bool switched_ = false;  ///< a NoEventLoop scope was open: restore its 0
 };
 
 }  // namespace mcm
