@@ -215,6 +215,13 @@ test_env() {
            "OMPI_MCA_oob_tcp_if_include='10.77.0.0/24'" "OMPI_MCA_plm_rsh_no_tree_spawn='1'"; do
     verdict "env exports $v" "missing" grep -qxF "export $v" <<<"$out"
   done
+  verdict "env exports MCM_HOSTFILE_IPS" "missing" \
+    grep -qxF "export MCM_HOSTFILE_IPS='$STATE/hostfile-ips'" <<<"$out"
+  # The same hosts, slots and order as the hostfile of names, as their addresses.
+  local want
+  want=$(sed -E 's/^vm([0-9]+) /10.77.0.\1 /' "$STATE/hostfile")
+  verdict "hostfile-ips is the hostfile with each vm<i> as 10.77.0.<i>" \
+    "got: $(tr '\n' ';' <"$STATE/hostfile-ips" 2>&1)" test "$(cat "$STATE/hostfile-ips")" = "$want"
 }
 
 # test_mpi: if mpicc/mpirun exist, run 6 ranks over the testbed: 2 per VM, allreduce OK.
