@@ -58,6 +58,7 @@ check "every rank and daemon wrote its records" \
 check "mcm-report on it: exit 0, a summary and the HTML report" \
   grep -q "HTML report: $work/halo/report.html" "$work/halo.report"
 echo "     findings: $(kinds "$work/halo.json")"
+late_figures "$work/halo.json"
 check "the findings name rank 2 a late sender" \
   json_check "$work/halo.json" "any(f['kind'] == 'late sender' and f['ranks'][0] == 2 for f in s['findings'])"
 check "...and no network problem" \

@@ -179,6 +179,27 @@ TEST_CASE("report: waits on a congested path are a network finding, not the appl
   CHECK(run.changes[0].to_via == "vm4");
 }
 
+TEST_CASE("report: a rank whose VM forwarded a detour is not a late sender", "[report]") {
+  // Rank 3 (vm4) computes 1.8x the others while vm4 forwards vm2 -> vm3's detour: its
+  // daemon took the cores' time. Its receivers wait on clean paths.
+  const TempDir dir;
+  const std::vector<std::string> vms = {"vm1", "vm2", "vm3", "vm4"};
+  auto switch_via = [](const std::string& via) {
+    return json{{"record", "path_change"}, {"t", 1003.0},   {"kind", "switch"},     {"to", "vm3"},
+                {"from_via", nullptr},     {"to_via", via}, {"reason", "high zone"}}
+        .dump();
+  };
+  write_ring(dir, 3, 1.8);
+  dir.write("mcmd-vm2.jsonl", daemon_file("run-A", "vm2", vms, {switch_via("vm4")}));
+  CHECK(find_problems(read_run(dir.path)).empty());
+  // The detour through another VM: rank 3's computing is its own again.
+  dir.write("mcmd-vm2.jsonl", daemon_file("run-A", "vm2", vms, {switch_via("vm1")}));
+  const auto elsewhere = find_problems(read_run(dir.path));
+  REQUIRE(elsewhere.size() == 1);
+  CHECK(elsewhere[0].kind == Finding::Kind::late_sender);
+  CHECK(elsewhere[0].ranks.at(0) == 3);
+}
+
 TEST_CASE("report: waits on a congested path do not make its sender a late sender", "[report]") {
   // Rank 1 (vm2) computes 2x the others; its receiver rank 2 waits long, but on the
   // congested path vm2 -> vm3; rank 0 hardly waits for it.

@@ -100,8 +100,18 @@ void network_findings(const Run& run, const FindingRules& rules, double min_wait
   }
 }
 
+/// Whether VM `vm` forwarded a detour during the run (the via of a switch): its daemon's
+/// forwarding then ran on the VM's cores, beside its ranks.
+bool forwarded_a_detour(const Run& run, const std::string& vm) {
+  return std::any_of(run.changes.begin(), run.changes.end(),
+                     [&](const PathChange& c) { return c.kind == "switch" && c.to_via == vm; });
+}
+
 /// Late senders: ranks that computed clearly longer, and the waits for their messages. A
-/// wait on a congested path is the network finding's, not evidence of a late sender.
+/// wait on a congested path is the network finding's, not evidence of a late sender; nor
+/// is the longer computing of a rank whose VM forwarded a detour: its daemon took the
+/// cores' time (on the 2-core testbed such a rank computed 1.6-2.0x the median rank on a
+/// congested CG, the network finding's cost, not the application's imbalance).
 void late_sender_findings(const Run& run, const FindingRules& rules, double min_wait,
                           std::vector<Finding>& out) {
   std::vector<double> computed;
@@ -112,7 +122,8 @@ void late_sender_findings(const Run& run, const FindingRules& rules, double min_
     const RankInfo& sender = run.ranks[static_cast<size_t>(s)];
     if (!sender.present || !sender.engine ||
         sender.outside_mpi_s < rules.imbalance_factor * typical ||
-        sender.outside_mpi_s - typical < rules.min_imbalance_share * run.wall_s())
+        sender.outside_mpi_s - typical < rules.min_imbalance_share * run.wall_s() ||
+        (sender.vm >= 0 && forwarded_a_detour(run, run.vm_name(sender.vm))))
       continue;
     double waited = 0;
     std::vector<int> receivers;
