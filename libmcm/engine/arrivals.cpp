@@ -183,6 +183,15 @@ void Engine::bind(Op* op, Message* m) {
 }
 
 void Engine::note_arrival(Message* m, const protocol::Envelope& e) {
+  stamp_arrival(m, e);
+  if (e.source < 0 || e.source >= layout_->world_size) return;
+  const LateArrivals::Ahead ahead = late_.arrived(
+      layout_->vm_of_world_rank[static_cast<size_t>(e.source)], m->t_arrival, e.message_bytes);
+  m->t_ahead = ahead.t;
+  m->bytes_ahead = ahead.bytes;
+}
+
+void Engine::stamp_arrival(Message* m, const protocol::Envelope& e) {
   if (e.t_arrive > 0) {  // stamped by this VM's daemon when the last frame reached it
     m->t_arrival = e.t_arrive;
     return;
@@ -224,6 +233,8 @@ void Engine::report_if_late(const Op& op, const Message& m) {
   a.t_send = e.t_send;
   a.t_arrive = m.t_arrival;
   a.t_request = op.t_request;
+  a.t_ahead = m.t_ahead;
+  a.bytes_ahead = m.bytes_ahead;
   late_.add(a, mcm::wall_seconds());
 }
 

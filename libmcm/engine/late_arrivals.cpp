@@ -16,7 +16,16 @@ void LateArrivals::start(const mcm::Layout& layout, const mcm::Doorbell& bell,
   batches_.assign(static_cast<size_t>(layout.daemon_count), Batch{});
   waits_.assign(static_cast<size_t>(layout.daemon_count), protocol::ReceiveWaits{});
   first_.assign(waits_.size(), 0.0);
+  last_arrival_.assign(waits_.size(), Ahead{});
   period_end_ = 0;
+}
+
+LateArrivals::Ahead LateArrivals::arrived(int source_vm, double t, std::uint64_t bytes) {
+  if (source_vm < 0 || static_cast<size_t>(source_vm) >= last_arrival_.size()) return {};
+  Ahead& last = last_arrival_[static_cast<size_t>(source_vm)];
+  const Ahead before = last;
+  if (t >= last.t) last = Ahead{t, bytes};  // an imprecise arrival may date before it
+  return before;
 }
 
 void LateArrivals::add(const protocol::LateArrival& record, double now) {

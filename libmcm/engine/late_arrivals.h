@@ -35,6 +35,15 @@ class LateArrivals {
   /// A message of `source_vm` (another VM's) received, as a frame or natively; the
   /// application waited `waited_s` for it (<= 0: it was there first).
   void add_receive(int source_vm, double waited_s, double now);
+  /// When a message arrived before now from `source_vm` (a world rank's VM) and its payload:
+  /// what a late report names as the message ahead (runtime_messages.h rule 2).
+  struct Ahead {
+    double t = 0;  ///< 0: none
+    std::uint64_t bytes = 0;
+  };
+  /// A message of `source_vm` reached this rank at `t` (this VM's clock) with `bytes` of
+  /// payload; returns the one that reached it before from the same VM.
+  Ahead arrived(int source_vm, double t, std::uint64_t bytes);
   void poll(double now);
   void drain(double now);
   std::uint64_t sent() const { return sent_; }
@@ -63,6 +72,7 @@ class LateArrivals {
   std::size_t queued_ = 0;
   std::vector<protocol::ReceiveWaits> waits_;  ///< by source VM, this period's
   std::vector<double> first_;                  ///< by source VM, its period's first message
+  std::vector<Ahead> last_arrival_;            ///< by source VM
   double period_end_ = 0;                      ///< 0: no message counted yet
   std::vector<MPI_Request> requests_;
   std::vector<std::shared_ptr<const void>> buffers_;  ///< beside requests_

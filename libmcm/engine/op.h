@@ -76,8 +76,12 @@ struct Message {
   std::uint64_t received = 0;   ///< payload bytes arrived so far
   double t_arrival = 0;         ///< t_r: when the last frame reached this VM
   bool arrival_precise = true;  ///< t_arrival known to within 1 ms (see Engine::note_arrival)
-  Op* receive = nullptr;        ///< the receive it matched
-  bool probed = false;          ///< taken by MPI_Mprobe, waiting for MPI_Mrecv
+  /// The message from the same VM that reached this rank before it: when, and its payload
+  /// (a late report names it, runtime_messages.h rule 2). t_ahead 0: none.
+  double t_ahead = 0;
+  std::uint64_t bytes_ahead = 0;
+  Op* receive = nullptr;  ///< the receive it matched
+  bool probed = false;    ///< taken by MPI_Mprobe, waiting for MPI_Mrecv
   /// A native taken out of MPI's queue (frames.h rule 10) and not received yet:
   /// PMPI_Imrecv receives it once a receive matched it (Engine::receive_taken), so that a
   /// synchronous sender completes only then, and the data lands in the user's buffer.

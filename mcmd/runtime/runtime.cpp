@@ -386,10 +386,16 @@ void Runtime::on_late_reports(int from_vm, const std::vector<char>& bytes) {
     const double latency_us = std::max(0.0, (arrived_here - a.t_send) * 1e6);
     late_tally_.add(a.destination_vm, a.via, a.bytes, latency_us,
                     std::max(0.0, (a.t_arrive - a.t_request) * 1e6));
+    // Sent while the message ahead of it was still on its way: it queued behind that one,
+    // and is judged as one message of both sizes (runtime_messages.h rule 2).
+    auto judged_bytes = static_cast<long long>(a.bytes);
+    if (a.t_ahead > 0 && tracker_.to_mine(a.t_ahead, a.destination_vm) > a.t_send) {
+      judged_bytes += static_cast<long long>(a.bytes_ahead);
+      ++queued_behind_;
+    }
     const std::size_t before = observations(a.destination_vm, a.via);
-    auto decision =
-        selector_.observe(a.destination_vm, a.via, latency_us, static_cast<long long>(a.bytes), now,
-                          false, a.t_send, tracker_.uncertainty_us(a.destination_vm, now));
+    auto decision = selector_.observe(a.destination_vm, a.via, latency_us, judged_bytes, now, false,
+                                      a.t_send, tracker_.uncertainty_us(a.destination_vm, now));
     observed(a.destination_vm, a.via, before);
     if (decision) apply(*decision);
   }
@@ -563,9 +569,10 @@ void Runtime::log_summary() const {
               std::to_string(acks_from_[static_cast<size_t>(vm)]);
   log_->info(
       "runtime: ACKs received: {} late messages in {} batches ({} with an imprecise arrival "
-      "time){}{}; probes sent {}, answered {}, replies {}; switches {}, returns {}",
-      acks_, ack_batches_, imprecise_acks_, from.empty() ? "" : "; from:", from, probes_sent_,
-      probes_answered_, replies_, selector_.switches(), selector_.returns());
+      "time, {} queued behind the message ahead){}{}; probes sent {}, answered {}, replies {}; "
+      "switches {}, returns {}",
+      acks_, ack_batches_, imprecise_acks_, queued_behind_, from.empty() ? "" : "; from:", from,
+      probes_sent_, probes_answered_, replies_, selector_.switches(), selector_.returns());
   if (wait_reports_ > 0)
     log_->info(
         "runtime: receive waits: {} reports of the other VMs' ranks, for {} of this VM's "
@@ -652,6 +659,7 @@ void Runtime::finish_records() {
   records_->summary(mcm::wall_seconds(), {{"late_messages", acks_},
                                           {"late_batches", ack_batches_},
                                           {"imprecise_late_messages", imprecise_acks_},
+                                          {"queued_behind_messages", queued_behind_},
                                           {"probes_sent", probes_sent_},
                                           {"probes_answered", probes_answered_},
                                           {"probe_replies", replies_},

@@ -191,6 +191,7 @@ class Runtime {
   std::vector<Ring> rung_probes_;
   // Counters for the summary.
   std::uint64_t acks_ = 0, imprecise_acks_ = 0, ack_batches_ = 0;
+  std::uint64_t queued_behind_ = 0;  ///< late messages judged with the one ahead (rule 2)
   std::uint64_t wait_reports_ = 0, waited_messages_ = 0;  ///< rule 5's, and what they count
   double waited_s_ = 0;
   std::uint64_t refused_ = 0;  ///< messages the codec refused

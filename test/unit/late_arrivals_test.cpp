@@ -3,7 +3,8 @@
 // period, to the rank's own VM's daemon (which hands it on), counting every message and only
 // positive waits, with the span since that VM's first message in it; nothing before the period is
 // over; a new period begins with its next message; a receive at the period's end sends it without a
-// poll.
+// poll. And the message ahead that a late report names (rule 2): per source VM, the one that
+// arrived before.
 #include "engine/late_arrivals.h"
 
 #include <catch2/catch.hpp>
@@ -90,4 +91,25 @@ TEST_CASE("receive waits: one record per source VM and period, through this VM's
   REQUIRE(at_once.size() == 2);
   CHECK(at_once[1].messages == 2);
   CHECK(at_once[1].wait_s == Approx(0.003));
+}
+
+TEST_CASE("late reports: the message ahead is the one that arrived before from the same VM",
+          "[engine]") {
+  mcm::testing::FakeJob job({1, 1, 1});
+  mcm::testing::FakeTransport transport = job.rank_transport(0);
+  const mcm::Layout layout = job.rank_layout(0);
+  const mcm::Doorbell bell;
+  mcm::engine::LateArrivals reports;
+  reports.start(layout, bell, transport);
+
+  CHECK(reports.arrived(1, 10.0, 65536).t == 0);  // the first from VM 1: none ahead
+  CHECK(reports.arrived(2, 10.1, 8).t == 0);      // VM 2's are apart from VM 1's
+  const auto ahead = reports.arrived(1, 10.2, 4);
+  CHECK(ahead.t == 10.0);
+  CHECK(ahead.bytes == 65536);
+  // An arrival dated before the newest (an imprecise one: the start of a gap) does not
+  // replace it.
+  CHECK(reports.arrived(1, 10.15, 100).t == 10.2);
+  CHECK(reports.arrived(1, 10.3, 1).bytes == 4);
+  CHECK(reports.arrived(7, 10.4, 1).t == 0);  // no such VM
 }

@@ -47,7 +47,7 @@ std::vector<LateArrival> late(int to, int count, double latency_s) {
     a.destination_vm = to;
     a.via = -1;
     a.bytes = kBytes;
-    a.t_send = now - latency_s - 0.001 * (count - i);
+    a.t_send = now - latency_s - 0.02 * (count - i);
     a.t_arrive = a.t_send + latency_s;
     a.t_request = a.t_send;
     reports.push_back(a);
@@ -171,4 +171,33 @@ TEST_CASE("runtime: a malformed late-report batch is ignored, not judged", "[run
   f.report(elsewhere);
   CHECK(f.runtime.via(1) == -1);
   CHECK(route_updates(f.job, 0).size() == 1);  // only the initial routes' end
+}
+
+TEST_CASE("runtime: a message sent while the one ahead of it was on its way is judged with it",
+          "[runtime]") {
+  // Small messages 8 ms on the way, against a base of 100 µs: congested alone (the margin
+  // before any noise is known is 5 ms). Each was sent while an 8 MB message to the same VM
+  // was still on its way (it arrived 300 µs after their send), so each queued behind that
+  // one: judged at both sizes (base 8.1 ms) they are healthy (runtime_messages.h rule 2).
+  const auto behind = [](double ahead_after_send_s) {
+    auto reports = late(1, 5, 8e-3);
+    for (LateArrival& a : reports) {
+      a.bytes = 64;
+      a.t_ahead = a.t_send + ahead_after_send_s;
+      a.bytes_ahead = 8000000;
+    }
+    return reports;
+  };
+  Fixture queued;
+  queued.runtime.start();
+  queued.report(behind(300e-6));
+  CHECK(queued.runtime.via(1) == -1);
+  CHECK(route_updates(queued.job, 0).size() == 1);  // only the initial routes' end
+
+  // The same latencies after the message ahead had arrived (before their send): nothing
+  // was ahead of them, and three in a row switch the pair.
+  Fixture alone;
+  alone.runtime.start();
+  alone.report(behind(-300e-6));
+  CHECK(alone.runtime.via(1) == 2);
 }

@@ -5,7 +5,7 @@
 //
 // Formats (homogeneous clusters: the structs' own layout, no byte swapping):
 //   frame        Envelope (80 bytes), then chunk_bytes of payload; nothing else.
-//   late reports LateArrival[n], 1 <= n <= kLateReportBatch (48 bytes each).
+//   late reports LateArrival[n], 1 <= n <= kLateReportBatch (64 bytes each).
 //   waits        ReceiveWaits (32 bytes).
 //   probe        Probe, then zero padding up to Probe::bytes (<= kMaxProbeBytes).
 //   probe reply  ProbeReply, then vm_count doubles (the job's VM count).

@@ -21,7 +21,15 @@
 //     counts every report before it leaves (the counts are exact).
 //  2. The source daemon turns each record into an observation of its path (destination
 //     VM, via): latency = t_arrive - t_send - (offset of the destination VM's clock -
-//     offset of its own), offsets estimated at start-up (ClockOffsets).
+//     offset of its own), offsets estimated at start-up (ClockOffsets). Each record also
+//     names the message ahead of it: the one from the same source VM that reached the
+//     same rank last before it (t_ahead, destination VM's clock, 0 when none; bytes_ahead).
+//     When that one was still on its way at t_send, the message queued behind it on the
+//     same connections and daemons, however healthy the path: the source daemon judges it
+//     as one message of both sizes (the base latency of bytes + bytes_ahead): a small
+//     message sent right behind a large one to the same VM (two faces of a halo to one
+//     neighbour, a size before its payload) would otherwise show the large one's transfer
+//     as its own excess, on the healthiest path.
 //  3. Probes. Every daemon sends a Probe (kTagProbe) to every other daemon each probe
 //     interval (the direct path of a detoured pair 4 times as often) and rings its
 //     doorbell with the key probe_ring_key(its VM, seq); the peer answers at once with a
@@ -80,7 +88,7 @@ constexpr int kLateReportBatch = 64;
 /// batches a few, and delays the detection by at most that (a switch takes 100+ ms).
 constexpr double kLateReportDelay = 0.020;
 
-/// One late message, as reported to its source VM's daemon (48 bytes).
+/// One late message, as reported to its source VM's daemon (64 bytes).
 struct LateArrival {
   std::int32_t source_vm = -1;
   std::int32_t destination_vm = -1;
@@ -91,8 +99,12 @@ struct LateArrival {
   double t_send = 0;        ///< source VM's clock
   double t_arrive = 0;      ///< destination VM's clock (t_r)
   double t_request = 0;     ///< destination VM's clock (t_rq): the receiver waited t_r - t_rq
+  /// Rule 2: when the message ahead of it from the same source VM reached this rank
+  /// (destination VM's clock; 0: none), and that message's payload.
+  double t_ahead = 0;
+  std::uint64_t bytes_ahead = 0;
 };
-static_assert(sizeof(LateArrival) == 48, "part of the wire format");
+static_assert(sizeof(LateArrival) == 64, "part of the wire format");
 
 /// Rule 5: the period of a rank's receive waits, in seconds. Short against the time from
 /// a congestion's onset to the switch (3 probe intervals, 600 ms by default): the figure
