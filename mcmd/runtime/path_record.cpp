@@ -60,6 +60,7 @@ void PathRecord::add(const Observation& o) {
       noise_[c] = quantile(values, 0.9);  // cached: read on every observation of every path
     }
   } else {
+    if (congested_run_[c] == 0) run_began_[c] = o.sent;
     ++congested_run_[c];
     healthy_run_ = 0;
     healthy_since_ = -1;
@@ -80,6 +81,14 @@ int PathRecord::leading_class() const {
 int PathRecord::congested_in_a_row() const {
   const int c = leading_class();
   return c < 0 ? 0 : congested_run_[c];
+}
+
+double PathRecord::congested_span() const {
+  const int c = leading_class();
+  if (c < 0) return 0;
+  for (auto it = history_.rbegin(); it != history_.rend(); ++it)
+    if (size_class(it->bytes) == c) return it->sent - run_began_[c];
+  return 0;
 }
 
 double PathRecord::smoothed_latency_us() const {

@@ -60,6 +60,7 @@ struct Observation {
   Zone zone = Zone::low;
   bool probe = false;    ///< an active probe, not an application message
   double margin_us = 0;  ///< the margin it was classified with (ZoneRule::margin_us())
+  double sent = 0;       ///< when it left (the clock of `time`)
   double ratio() const { return latency_us / base_us; }
   double excess_us() const { return latency_us - base_us; }
 };
@@ -82,6 +83,9 @@ class PathRecord {
   /// The longer current run of observations in the medium or high zone of either size
   /// class (see above), 0 when the newest of every class is low.
   int congested_in_a_row() const;
+  /// Seconds from the sending of the first observation of that run to the newest's; 0
+  /// when there is no run.
+  double congested_span() const;
   /// The smallest excess over the base (µs, at least 0) among the newest `n` observations
   /// of the class whose congested run is the longer (of all classes when neither has
   /// one): what the path costs on top of its base right now; 0 while empty.
@@ -112,6 +116,7 @@ class PathRecord {
   std::deque<Observation> history_;
   double smoothed_ = 0;
   int congested_run_[2] = {0, 0};            ///< by size class
+  double run_began_[2] = {0, 0};             ///< by size class: its run's first `sent`
   double class_seen_[2] = {-1e300, -1e300};  ///< newest observation time, by size class
   int healthy_run_ = 0;
   double healthy_since_ = -1;

@@ -100,12 +100,14 @@ std::optional<Decision> PathSelector::observe(int destination, int via, double l
   const Zone zone = zones_.classify(latency_us - u, b, noise);
   if (behind_own_frames && zone != Zone::low) return std::nullopt;  // see the header
   PathRecord& r = record_of(destination, via);
-  r.add(Observation{now, latency_us, b, bytes, zone, probe, zones_.margin_us(noise) + u});
+  r.add(Observation{now, latency_us, b, bytes, zone, probe, zones_.margin_us(noise) + u,
+                    std::isnan(sent) ? now : sent});
   if (!probe && via >= 0 && via == via_[static_cast<size_t>(destination)])
     payoff_.add(destination, latency_us, direct_base_us(destination, bytes), bytes, now);
   if (pinned_[static_cast<size_t>(destination)] || via != via_[static_cast<size_t>(destination)])
     return std::nullopt;  // not the path in use: news for later searches only
   if (r.congested_in_a_row() < config_.consecutive) return std::nullopt;
+  if (r.congested_span() < kMinCongestedSpan) return std::nullopt;  // see the header
   if (now < pairs_[static_cast<size_t>(destination)].next_search) return std::nullopt;
   return search(destination, bytes, now);
 }

@@ -12,7 +12,11 @@
 //    machine's and the table's, kInitialNoiseUs before any path showed one. (Probes
 //    reach the selector less the delay the probes of their round shared at this VM:
 //    mcmd/runtime/probe_rounds.h.) When the path D's traffic uses has `consecutive` congested
-//    observations in a row, an alternative is searched: after a switch, not again for
+//    observations in a row, sent at least kMinCongestedSpan apart (first to newest: a
+//    congestion lasts seconds, a stall of a VM's cores milliseconds; in mode relay, which
+//    times every message, a clean stream_app on the loaded 2-core testbed had 3 small
+//    messages in a row 4x its noise over the base, sent within 8.4 ms, and switched),
+//    an alternative is searched: after a switch, not again for
 //    `return_after` x 2^h (h: moves from detour to detour since the pair left direct, at
 //    most 4: a detour is given time before it is judged, and more each time the pair had
 //    to move on); after a search that found nothing better, not again for
@@ -103,6 +107,9 @@ class PathSelector {
   /// A path's noise (µs) while neither it, nor the table, nor another path says more: with
   /// noise_factor 4, a 5 ms margin, what quiets the 2-core testbed's clean runs.
   static constexpr double kInitialNoiseUs = 1250;
+  /// Seconds from the sending of a congested run's first observation to its newest
+  /// before it triggers a search (see above).
+  static constexpr double kMinCongestedSpan = 0.05;
   /// A path's own noise counts up to this many times the machine's (machine_noise_us(),
   /// or the table's spread when larger; x2 for a detour's two legs): a congestion that
   /// was already there when the run began, milder than the first margin, would otherwise

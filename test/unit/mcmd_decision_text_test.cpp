@@ -81,7 +81,7 @@ TEST_CASE("a switch of small messages is judged against the fit of small sizes",
   CHECK(s.table_base_us(0, 1, 24) == Approx(28.0 + 24.0 / 250));
   double now = 0;
   std::optional<Decision> d;
-  for (int i = 0; i < 3; ++i) d = s.observe(1, -1, 8000, 24, now += 0.01, true);
+  for (int i = 0; i < 3; ++i) d = s.observe(1, -1, 8000, 24, now += 0.03, true);
   REQUIRE(d);
   INFO(d->reason);
   CHECK(d->kind == Decision::Kind::detour);
@@ -94,7 +94,7 @@ TEST_CASE("a return whose detour has no estimate says why, not nan", "[runtime][
   const mcm::Topology t = table();
   PathSelector s = selector(t);
   double now = 0;
-  for (int i = 0; i < 3; ++i) s.observe(1, -1, 8000, 24, now += 0.01, true);
+  for (int i = 0; i < 3; ++i) s.observe(1, -1, 8000, 24, now += 0.03, true);
   REQUIRE(s.via(1) == 2);
   // The intermediate reports its path to vm2 congested: the detour has no estimate now.
   const double inf = std::numeric_limits<double>::infinity();

@@ -36,7 +36,7 @@ PathSelector selector() {
 /// Messages of the congested direct path until the pair leaves it (at most 20).
 void switch_away(PathSelector& s, double& t) {
   for (int i = 0; i < 20 && s.via(1) < 0; ++i)
-    s.observe(1, -1, kDirectUs, kBytes, t += 0.01, false);
+    s.observe(1, -1, kDirectUs, kBytes, t += 0.03, false);
 }
 
 /// `seconds` of the detoured pair's life: every 10 ms a message on its detour taking
@@ -48,7 +48,7 @@ std::vector<Decision> live(PathSelector& s, double& t, double seconds, Latency d
   std::vector<Decision> decisions;
   const double end = t + seconds;
   for (int i = 1; t < end - 1e-9 && decisions.empty(); ++i) {
-    t += 0.01;
+    t += 0.03;
     const int via = s.via(1);
     if (via >= 0) s.observe(1, via, detour_us(t), kBytes, t, false);
     if (i % 20 == 0) s.observe(1, -1, kDirectUs, kBytes, t, true);
@@ -129,7 +129,7 @@ TEST_CASE("payoff: after a give-up the pair is held on direct, longer each time"
   const double gave_up = t;
   // Its direct path is still congested: no search, no switch for 4 s.
   while (t < gave_up + 3.9) {
-    s.observe(1, -1, kDirectUs, kBytes, t += 0.01, false);
+    s.observe(1, -1, kDirectUs, kBytes, t += 0.03, false);
     REQUIRE(s.via(1) == -1);
   }
   switch_away(s, t);
@@ -143,7 +143,7 @@ TEST_CASE("payoff: after a give-up the pair is held on direct, longer each time"
   CHECK(back[0].reason.find("give-up #2: no detour for 16 s") != std::string::npos);
   const double again = t;
   while (t < again + 15.9) {
-    s.observe(1, -1, kDirectUs, kBytes, t += 0.01, false);
+    s.observe(1, -1, kDirectUs, kBytes, t += 0.03, false);
     REQUIRE(s.via(1) == -1);
   }
   switch_away(s, t);
@@ -158,7 +158,7 @@ TEST_CASE("payoff: without a figure of the direct path's messages the detour is 
   // (mode adaptive times none there): nothing to judge the detour by, it stays.
   PathSelector s = selector();
   double t = 0;
-  for (int i = 0; i < 20 && s.via(1) < 0; ++i) s.observe(1, -1, kDirectUs, 16, t += 0.01, true);
+  for (int i = 0; i < 20 && s.via(1) < 0; ++i) s.observe(1, -1, kDirectUs, 16, t += 0.03, true);
   REQUIRE(s.via(1) == 2);
   CHECK(live(s, t, 20, 2 * kDirectUs).empty());
   CHECK(s.via(1) == 2);
@@ -171,7 +171,7 @@ TEST_CASE("payoff: the messages before a sudden onset are not the direct path's 
   // The detour at 2 ms pays against the episode's 20 ms, not the healthy 0.2 ms.
   PathSelector s = selector();
   double t = 0;
-  for (int i = 0; i < 150; ++i) s.observe(1, -1, 200, kBytes, t += 0.01, false);
+  for (int i = 0; i < 150; ++i) s.observe(1, -1, 200, kBytes, t += 0.03, false);
   switch_away(s, t);
   REQUIRE(s.via(1) == 2);
   CHECK(live(s, t, 10, 2000.0).empty());
@@ -185,9 +185,9 @@ TEST_CASE("payoff: healthy messages between a lone spike and the onset are not t
   // messages after the spike (seen in system.runtime: a detour given up mid-congestion).
   PathSelector s = selector();
   double t = 0;
-  for (int i = 0; i < 50; ++i) s.observe(1, -1, 200, kBytes, t += 0.01, false);
-  s.observe(1, -1, kDirectUs, kBytes, t += 0.01, false);
-  for (int i = 0; i < 40; ++i) s.observe(1, -1, 200, kBytes, t += 0.01, false);
+  for (int i = 0; i < 50; ++i) s.observe(1, -1, 200, kBytes, t += 0.03, false);
+  s.observe(1, -1, kDirectUs, kBytes, t += 0.03, false);
+  for (int i = 0; i < 40; ++i) s.observe(1, -1, 200, kBytes, t += 0.03, false);
   switch_away(s, t);
   REQUIRE(s.via(1) == 2);
   CHECK(live(s, t, 10, 2000.0).empty());
@@ -230,7 +230,7 @@ std::vector<Decision> detour_life(PathSelector& s, double& t, double seconds, do
   std::vector<Decision> decisions;
   const double end = t + seconds;
   for (int i = 1; t < end - 1e-9 && decisions.empty(); ++i) {
-    t += 0.01;
+    t += 0.03;
     if (i % 20 == 0) s.observe(1, -1, kDirectUs, kProbeBytes, t, true);
     if (i % 25 == 0) waits(s, t, wait_us);
     for (Decision& d : s.tick(t)) decisions.push_back(std::move(d));
@@ -273,7 +273,7 @@ TEST_CASE("payoff: without waits reported, an untimed pair's detour is kept", "[
     s.observe(1, -1, kDirectUs, kProbeBytes, t += 0.1, true);
   REQUIRE(s.via(1) == 2);
   std::vector<Decision> decisions;
-  for (int i = 0; i < 1000 && decisions.empty(); ++i) decisions = s.tick(t += 0.01);
+  for (int i = 0; i < 1000 && decisions.empty(); ++i) decisions = s.tick(t += 0.03);
   CHECK(decisions.empty());
   CHECK(s.via(1) == 2);
 }
@@ -368,7 +368,7 @@ TEST_CASE("payoff: a detour slow on a congested leg moves on to another detour, 
   const double switched = t;
   std::vector<Decision> moved;
   for (int i = 1; t < switched + 5 && moved.empty(); ++i) {
-    t += 0.01;
+    t += 0.03;
     if (i % 5 == 0) s.observe(2, -1, kDirectUs, kProbeBytes, t, true);
     if (i % 20 == 0) s.observe(1, -1, kDirectUs, kProbeBytes, t, true);
     if (i % 25 == 0) waits(s, t, 2000);

@@ -35,7 +35,7 @@ std::optional<Decision> feed(PathSelector& s, double& t, int destination, int vi
                              double latency_us, long long bytes) {
   std::optional<Decision> d;
   for (int i = 0; i < 3; ++i)
-    if (auto x = s.observe(destination, via, latency_us, bytes, t += 0.01, false)) d = x;
+    if (auto x = s.observe(destination, via, latency_us, bytes, t += 0.03, false)) d = x;
   return d;
 }
 
@@ -75,15 +75,15 @@ TEST_CASE("path record: noise is the 90th percentile of the healthy excesses, by
   PathRecord r;
   double t = 0;
   for (std::size_t i = 1; i < PathRecord::kNoiseWarmup; ++i)
-    r.add({t += 0.01, 100.0 + 10.0 * static_cast<double>(i), 100, 8, Zone::low, false});
+    r.add({t += 0.03, 100.0 + 10.0 * static_cast<double>(i), 100, 8, Zone::low, false});
   CHECK(std::isnan(r.noise_us(8)));  // 7 observations: not known yet
-  r.add({t += 0.01, 100, 100, 8, Zone::low, false});
+  r.add({t += 0.03, 100, 100, 8, Zone::low, false});
   CHECK(r.noise_us(8) == 70);  // excesses 0, 10, ..., 70: the 90th percentile of 8
   CHECK(std::isnan(r.noise_us(PathRecord::kLargeBytes)));  // the large class has its own
-  for (int i = 0; i < 100; ++i) r.add({t += 0.01, 120, 100, 8, Zone::low, false});
+  for (int i = 0; i < 100; ++i) r.add({t += 0.03, 120, 100, 8, Zone::low, false});
   CHECK(r.noise_us(8) == 20);  // the newest kHistory only
   // Congested observations do not raise the bar they are judged by.
-  for (int i = 0; i < 20; ++i) r.add({t += 0.01, 9000, 100, 8, Zone::high, false});
+  for (int i = 0; i < 20; ++i) r.add({t += 0.03, 9000, 100, 8, Zone::high, false});
   CHECK(r.noise_us(8) == 20);
 }
 
@@ -110,23 +110,23 @@ TEST_CASE("path record: small messages on time do not end a run of slow large on
   PathRecord r;
   double t = 0;
   for (int i = 0; i < 3; ++i) {
-    r.add({t += 0.01, 30000, 600, 65536, Zone::high, false});
-    r.add({t += 0.01, 30, 25, 4, Zone::low, false});
+    r.add({t += 0.03, 30000, 600, 65536, Zone::high, false});
+    r.add({t += 0.03, 30, 25, 4, Zone::low, false});
   }
   CHECK(r.congested_in_a_row() == 3);
   CHECK(r.recent_min_excess_us(3) == 29400);  // of the large messages only
   // A large message on time ends it.
-  r.add({t += 0.01, 650, 600, 65536, Zone::low, false});
+  r.add({t += 0.03, 650, 600, 65536, Zone::low, false});
   CHECK(r.congested_in_a_row() == 0);
   // Small ones late, a large one on time: the large one ends the small ones' run too.
-  r.add({t += 0.01, 9000, 25, 4, Zone::high, false});
-  r.add({t += 0.01, 9000, 25, 4, Zone::high, false});
+  r.add({t += 0.03, 9000, 25, 4, Zone::high, false});
+  r.add({t += 0.03, 9000, 25, 4, Zone::high, false});
   CHECK(r.congested_in_a_row() == 2);
-  r.add({t += 0.01, 650, 600, 65536, Zone::low, false});
+  r.add({t += 0.03, 650, 600, 65536, Zone::low, false});
   CHECK(r.congested_in_a_row() == 0);
   // A run goes stale when its class is not seen for kRunTtl: only small messages now.
-  r.add({t += 0.01, 30000, 600, 65536, Zone::high, false});
-  r.add({t += 0.01, 30000, 600, 65536, Zone::high, false});
+  r.add({t += 0.03, 30000, 600, 65536, Zone::high, false});
+  r.add({t += 0.03, 30000, 600, 65536, Zone::high, false});
   CHECK(r.congested_in_a_row() == 2);
   r.add({t += PathRecord::kRunTtl + 0.1, 30, 25, 4, Zone::low, false});
   CHECK(r.congested_in_a_row() == 0);
@@ -139,13 +139,13 @@ TEST_CASE("selector: a noisy path is not switched, a congested one is, after N i
   // Two congested observations between healthy ones: noise.
   for (int i = 0; i < 10; ++i) {
     const double latency = i % 3 == 2 ? 20000 : 170;
-    CHECK_FALSE(s.observe(1, -1, latency, kBytes, t += 0.01, false));
+    CHECK_FALSE(s.observe(1, -1, latency, kBytes, t += 0.03, false));
   }
   CHECK(s.via(1) == -1);
   // Congestion: the third congested observation in a row triggers the switch.
-  CHECK_FALSE(s.observe(1, -1, 20000, kBytes, t += 0.01, false));
-  CHECK_FALSE(s.observe(1, -1, 20000, kBytes, t += 0.01, false));
-  const auto d = s.observe(1, -1, 20000, kBytes, t += 0.01, false);
+  CHECK_FALSE(s.observe(1, -1, 20000, kBytes, t += 0.03, false));
+  CHECK_FALSE(s.observe(1, -1, 20000, kBytes, t += 0.03, false));
+  const auto d = s.observe(1, -1, 20000, kBytes, t += 0.03, false);
   REQUIRE(d);
   INFO(d->reason);
   CHECK(d->kind == Decision::Kind::detour);
@@ -157,10 +157,37 @@ TEST_CASE("selector: a noisy path is not switched, a congested one is, after N i
   CHECK(s.suffered_bytes(1) == kBytes);  // what the direct path is probed with now and then
 }
 
+TEST_CASE("selector: congested observations sent within a stall of the cores do not switch",
+          "[runtime]") {
+  // Messages sent 2 ms apart (mode relay times every one), each 20 ms late: a run of 3 and
+  // more, but all sent within kMinCongestedSpan. A stall of a VM's cores, not a congestion.
+  PathSelector s = selector();
+  double t = 0;
+  const double sent = 100.0;
+  for (int i = 0; i < 20; ++i)
+    CHECK_FALSE(s.observe(1, -1, 20000, kBytes, t += 0.001, false, sent + 0.002 * i));
+  CHECK(s.record(1, -1)->congested_in_a_row() == 20);
+  CHECK(s.via(1) == -1);
+  // Healthy again: the run ends. A new run spanning 2 ms per message goes on until its
+  // newest was sent kMinCongestedSpan after its first: then it switches.
+  s.observe(1, -1, 170, kBytes, t += 0.001, false, sent + 0.05);
+  std::optional<Decision> d;
+  int observations = 0;
+  while (!d && observations < 100)
+    d = s.observe(1, -1, 20000, kBytes, t += 0.001, false, sent + 0.06 + 0.002 * observations++);
+  REQUIRE(d);
+  CHECK(d->kind == Decision::Kind::detour);
+  // Sent 0, 2, ..., 50 ms after the first: the 26th (or, by the last bit of a double, the
+  // 27th).
+  CHECK(observations >= 26);
+  CHECK(observations <= 27);
+  CHECK(s.record(1, -1)->congested_span() >= PathSelector::kMinCongestedSpan);
+}
+
 TEST_CASE("selector: no return while probes of the size that suffered are late", "[runtime]") {
   PathSelector s = selector();
   double t = 0;
-  for (int i = 0; i < 3; ++i) s.observe(1, -1, 20000, kBytes, t += 0.01, false);
+  for (int i = 0; i < 3; ++i) s.observe(1, -1, 20000, kBytes, t += 0.03, false);
   REQUIRE(s.via(1) == 2);
   // A flood still takes the link: small probes pass, every fourth probe (of kBytes) is
   // late. 3 s of that: no return.
@@ -189,13 +216,13 @@ TEST_CASE("selector: a doubling is detected on a quiet path, not on a noisy one"
   double t = 0;
   PathSelector early = selector();
   for (int i = 0; i < 3; ++i)
-    CHECK_FALSE(early.observe(1, -1, 2 * b + 100, kMiB4, t += 0.01, false));
+    CHECK_FALSE(early.observe(1, -1, 2 * b + 100, kMiB4, t += 0.03, false));
   CHECK(early.record(1, -1)->congested_in_a_row() == 0);  // noise not known yet: 5 ms margin
   PathSelector quiet = selector();
-  for (int i = 0; i < 8; ++i) quiet.observe(1, -1, b + 50, kMiB4, t += 0.01, false);
+  for (int i = 0; i < 8; ++i) quiet.observe(1, -1, b + 50, kMiB4, t += 0.03, false);
   CHECK(quiet.noise_us(1, -1, kMiB4) == 50);
   std::optional<Decision> d;
-  for (int i = 0; i < 3; ++i) d = quiet.observe(1, -1, 2 * b + 100, kMiB4, t += 0.01, false);
+  for (int i = 0; i < 3; ++i) d = quiet.observe(1, -1, 2 * b + 100, kMiB4, t += 0.03, false);
   REQUIRE(d);  // detected; a detour (two legs of 4.3 ms) is no better than 2x: it stays
   CHECK(d->kind == Decision::Kind::stay);
   CHECK(d->reason.find("margin 500 µs") != std::string::npos);
@@ -203,12 +230,12 @@ TEST_CASE("selector: a doubling is detected on a quiet path, not on a noisy one"
   // 8x is not.
   PathSelector noisy = selector();
   for (int i = 0; i < 20; ++i)
-    noisy.observe(1, -1, b + (i % 2 ? 3000 : 200), kMiB4, t += 0.01, false);
+    noisy.observe(1, -1, b + (i % 2 ? 3000 : 200), kMiB4, t += 0.03, false);
   CHECK(noisy.noise_us(1, -1, kMiB4) == 3000);
   for (int i = 0; i < 5; ++i)
-    CHECK_FALSE(noisy.observe(1, -1, 2 * b + 100, kMiB4, t += 0.01, false));
+    CHECK_FALSE(noisy.observe(1, -1, 2 * b + 100, kMiB4, t += 0.03, false));
   CHECK(noisy.record(1, -1)->congested_in_a_row() == 0);
-  for (int i = 0; i < 3; ++i) d = noisy.observe(1, -1, 8 * b, kMiB4, t += 0.01, false);
+  for (int i = 0; i < 3; ++i) d = noisy.observe(1, -1, 8 * b, kMiB4, t += 0.03, false);
   REQUIRE(d);
   CHECK(d->kind == Decision::Kind::detour);
 }
@@ -224,7 +251,7 @@ TEST_CASE("selector: an unknown noise is the table's spread or another path's", 
   PathSelector s = selector();
   CHECK(s.noise_us(1, -1, 16) == PathSelector::kInitialNoiseUs);
   double t = 0;
-  for (int i = 0; i < 10; ++i) s.observe(2, -1, 100 + 16 / 1000.0 + 30, 16, t += 0.01, true);
+  for (int i = 0; i < 10; ++i) s.observe(2, -1, 100 + 16 / 1000.0 + 30, 16, t += 0.03, true);
   CHECK(s.noise_us(2, -1, 16) == Approx(30));
   CHECK(s.noise_us(1, -1, 16) == Approx(30));
   CHECK(s.noise_us(1, -1, kBytes) == PathSelector::kInitialNoiseUs);  // not that size class
@@ -237,16 +264,16 @@ TEST_CASE("selector: a congestion there from the start does not pass for the pat
   // µs of noise: the machine's. vm2's own noise counts up to kNoiseCap x that.
   PathSelector s = selector();
   double t = 0;
-  for (int i = 0; i < 10; ++i) s.observe(1, -1, 4100, 16, t += 0.01, true);
+  for (int i = 0; i < 10; ++i) s.observe(1, -1, 4100, 16, t += 0.03, true);
   CHECK(s.noise_us(1, -1, 16) == Approx(4000));  // alone: nothing to compare with
   for (int i = 0; i < 10; ++i) {
-    s.observe(2, -1, 130, 16, t += 0.01, true);
-    s.observe(3, -1, 130, 16, t += 0.01, true);
+    s.observe(2, -1, 130, 16, t += 0.03, true);
+    s.observe(3, -1, 130, 16, t += 0.03, true);
   }
   CHECK(s.machine_noise_us(16) == Approx(30).margin(0.1));  // base 100.016 µs
   CHECK(s.noise_us(1, -1, 16) == Approx(PathSelector::kNoiseCap * 30).margin(0.1));
   std::optional<Decision> d;
-  for (int i = 0; i < 3; ++i) d = s.observe(1, -1, 4100, 16, t += 0.01, true);
+  for (int i = 0; i < 3; ++i) d = s.observe(1, -1, 4100, 16, t += 0.03, true);
   REQUIRE(d);  // now congestion (the search itself finds no detour worth it for 16 bytes)
   CHECK(s.record(1, -1)->congested_in_a_row() == 3);
 }
@@ -255,31 +282,31 @@ TEST_CASE("selector: a congested first leg or a peer's congested second leg is a
           "[runtime]") {
   PathSelector s = selector();
   double t = 0;
-  for (int i = 0; i < 3; ++i) s.observe(2, -1, 30000, kBytes, t += 0.01, true);  // 0->2 congested
+  for (int i = 0; i < 3; ++i) s.observe(2, -1, 30000, kBytes, t += 0.03, true);  // 0->2 congested
   // vm4 reports that its path to vm2 is fine: 50 µs above base.
   s.peer_report(3, {NAN, 50, NAN, NAN}, t);
   Decision d;
   for (int i = 0; i < 3; ++i)
-    if (auto x = s.observe(1, -1, 20000, kBytes, t += 0.01, false)) d = *x;
+    if (auto x = s.observe(1, -1, 20000, kBytes, t += 0.03, false)) d = *x;
   CHECK(d.kind == Decision::Kind::detour);
   CHECK(d.to_via == 3);
   // The same, but vm4 reports its path to vm2 congested (+inf): nothing is better.
   PathSelector s2 = selector();
   t = 0;
-  for (int i = 0; i < 3; ++i) s2.observe(2, -1, 30000, kBytes, t += 0.01, true);
+  for (int i = 0; i < 3; ++i) s2.observe(2, -1, 30000, kBytes, t += 0.03, true);
   s2.peer_report(3, {NAN, INFINITY, NAN, NAN}, t);
   Decision stay;
   for (int i = 0; i < 3; ++i)
-    if (auto x = s2.observe(1, -1, 20000, kBytes, t += 0.01, false)) stay = *x;
+    if (auto x = s2.observe(1, -1, 20000, kBytes, t += 0.03, false)) stay = *x;
   CHECK(stay.kind == Decision::Kind::stay);
   CHECK(s2.via(1) == -1);
   CHECK(stay.reason.find("staying") != std::string::npos);
   // The next search waits a probe interval: no decision on every congested message.
-  CHECK_FALSE(s2.observe(1, -1, 20000, kBytes, t += 0.01, false));
+  CHECK_FALSE(s2.observe(1, -1, 20000, kBytes, t += 0.03, false));
   // Then vm4's news (its path to vm2 clean again) is taken at once.
   t += mcm::RuntimeConfig{}.probe_interval_ms / 1000.0;
   s2.peer_report(3, {NAN, 50, NAN, NAN}, t);
-  const auto later = s2.observe(1, -1, 20000, kBytes, t += 0.01, false);
+  const auto later = s2.observe(1, -1, 20000, kBytes, t += 0.03, false);
   REQUIRE(later);
   CHECK(later->kind == Decision::Kind::detour);
   CHECK(later->to_via == 3);
@@ -291,7 +318,7 @@ TEST_CASE("selector: return after the direct path stayed healthy, flapping backs
   config.return_after_ms = 1000;
   PathSelector s = selector(config);
   double t = 0;
-  for (int i = 0; i < 3; ++i) s.observe(1, -1, 20000, kBytes, t += 0.01, false);
+  for (int i = 0; i < 3; ++i) s.observe(1, -1, 20000, kBytes, t += 0.03, false);
   REQUIRE(s.via(1) == 2);
   // Probes of the direct path: still congested, then healthy.
   s.observe(1, -1, 20000, 16, t += 0.05, true);
@@ -329,7 +356,7 @@ TEST_CASE("selector: no return while the direct path costs more than the detour"
   // queue is gone.
   PathSelector s = selector();
   double t = 0;
-  for (int i = 0; i < 3; ++i) s.observe(1, -1, 20000, kBytes, t += 0.01, false);
+  for (int i = 0; i < 3; ++i) s.observe(1, -1, 20000, kBytes, t += 0.03, false);
   REQUIRE(s.via(1) == 2);
   for (int i = 0; i < 60; ++i) {
     s.observe(1, -1, 4100, 16, t += 0.05, true);
@@ -354,10 +381,10 @@ TEST_CASE("selector: on a quiet machine a return tolerates min_excess_us over th
   PathSelector s = selector();
   double t = 0;
   for (int i = 0; i < 10; ++i) {
-    s.observe(2, -1, 110, 16, t += 0.01, true);
-    s.observe(3, -1, 110, 16, t += 0.01, true);
+    s.observe(2, -1, 110, 16, t += 0.03, true);
+    s.observe(3, -1, 110, 16, t += 0.03, true);
   }
-  for (int i = 0; i < 3; ++i) s.observe(1, -1, 20000, 16, t += 0.01, true);
+  for (int i = 0; i < 3; ++i) s.observe(1, -1, 20000, 16, t += 0.03, true);
   REQUIRE(s.via(1) == 2);
   const std::vector<Decision> back = probe_until_return(s, t, 500, 60);
   REQUIRE(back.size() == 1);
@@ -369,7 +396,7 @@ TEST_CASE("selector: messages sent before a return are the old route's backlog, 
   PathSelector s = selector();
   double t = 0;
   for (int i = 0; i < 3; ++i) {
-    t += 0.01;
+    t += 0.03;
     s.observe(1, -1, 20000, kBytes, t, false, t);
   }
   REQUIRE(s.via(1) == 2);
@@ -394,7 +421,7 @@ TEST_CASE("selector: messages sent before a return are the old route's backlog, 
 TEST_CASE("selector: no return while the reverse path is congested", "[runtime]") {
   PathSelector s = selector();
   double t = 0;
-  for (int i = 0; i < 3; ++i) s.observe(1, -1, 20000, kBytes, t += 0.01, false);
+  for (int i = 0; i < 3; ++i) s.observe(1, -1, 20000, kBytes, t += 0.03, false);
   REQUIRE(s.via(1) == 2);
   for (int i = 0; i < 30; ++i) {
     s.observe(1, -1, 110, 16, t += 0.05, true);
@@ -411,7 +438,7 @@ TEST_CASE(
     "[runtime]") {
   PathSelector s = selector();
   double t = 0;
-  for (int i = 0; i < 3; ++i) s.observe(1, -1, 20000, 16, t += 0.01, true);
+  for (int i = 0; i < 3; ++i) s.observe(1, -1, 20000, 16, t += 0.03, true);
   REQUIRE(s.via(1) == 2);
   // The flood's queue drains now and then: one probe in five crosses at once.
   for (int i = 0; i < 20; ++i) s.observe(1, -1, i % 5 == 4 ? 110 : 15000, 16, t += 0.05, true);
@@ -462,16 +489,16 @@ TEST_CASE("selector: a late probe sent behind this VM's own frames to that daemo
 TEST_CASE("selector: no detour through a VM whose own direct path this VM left", "[runtime]") {
   PathSelector s = selector();
   double t = 0;
-  for (int i = 0; i < 3; ++i) s.observe(1, -1, 20000, 16, t += 0.01, true);
+  for (int i = 0; i < 3; ++i) s.observe(1, -1, 20000, 16, t += 0.03, true);
   REQUIRE(s.via(1) == 2);  // vm2 is reached via vm3
   // Now vm3 is congested too. Its candidates are vm2 and vm4; vm2's direct path from here
   // is the one this VM left, and its latest probe was lucky (10 µs over the base, where
   // vm4's path is 60 µs over): still, via vm4 is chosen.
-  s.observe(1, -1, 110, 16, t += 0.01, true);
-  for (int i = 0; i < 5; ++i) s.observe(3, -1, 160, 16, t += 0.01, true);
+  s.observe(1, -1, 110, 16, t += 0.03, true);
+  for (int i = 0; i < 5; ++i) s.observe(3, -1, 160, 16, t += 0.03, true);
   std::optional<Decision> d;
   for (int i = 0; i < 3; ++i)
-    if (auto x = s.observe(2, -1, 20000, 16, t += 0.01, true)) d = x;
+    if (auto x = s.observe(2, -1, 20000, 16, t += 0.03, true)) d = x;
   REQUIRE(d);
   INFO(d->reason);
   CHECK(d->kind == Decision::Kind::detour);
@@ -482,22 +509,22 @@ TEST_CASE("selector: two congested detours: one move on, then it stays, moves wa
           "[runtime]") {
   PathSelector s = selector();
   double t = 0;
-  for (int i = 0; i < 3; ++i) s.observe(1, -1, 20000, kBytes, t += 0.01, false);
+  for (int i = 0; i < 3; ++i) s.observe(1, -1, 20000, kBytes, t += 0.03, false);
   REQUIRE(s.via(1) == 2);
   t += 1.1;  // past the search's wait after a switch (return_after)
   s.peer_report(2, {NAN, INFINITY, NAN, NAN}, t);  // vm3's path to vm2 is congested
-  for (int i = 0; i < 3; ++i) s.observe(1, 2, 25000, kBytes, t += 0.01, false);
+  for (int i = 0; i < 3; ++i) s.observe(1, 2, 25000, kBytes, t += 0.03, false);
   REQUIRE(s.via(1) == 3);  // direct is congested too: on to the next detour
   // The detour via vm4 is congested as well. A move between detours doubles the wait
   // before the next search: nothing at 1.1 s...
   t += 1.1;
   s.peer_report(3, {NAN, INFINITY, NAN, NAN}, t);  // and vm4's
-  for (int i = 0; i < 3; ++i) CHECK_FALSE(s.observe(1, 3, 25000, kBytes, t += 0.01, false));
+  for (int i = 0; i < 3; ++i) CHECK_FALSE(s.observe(1, 3, 25000, kBytes, t += 0.03, false));
   // ...and at 2 s the only other option, via vm3, was found congested 2 s ago: stay.
   t += 1.0;
   std::optional<Decision> d;
   for (int i = 0; i < 3; ++i)
-    if (auto x = s.observe(1, 3, 25000, kBytes, t += 0.01, false)) d = x;
+    if (auto x = s.observe(1, 3, 25000, kBytes, t += 0.03, false)) d = x;
   REQUIRE(d);
   CHECK(d->kind == Decision::Kind::stay);
   CHECK(s.via(1) == 3);
@@ -506,10 +533,10 @@ TEST_CASE("selector: two congested detours: one move on, then it stays, moves wa
   // after that move waits 4 x return_after.
   t += PathSelector::kPeerReportTtl;
   s.peer_report(3, {NAN, INFINITY, NAN, NAN}, t);  // vm4's news is fresh, vm3's stale
-  for (int i = 0; i < 3; ++i) s.observe(1, 3, 25000, kBytes, t += 0.01, false);
+  for (int i = 0; i < 3; ++i) s.observe(1, 3, 25000, kBytes, t += 0.03, false);
   REQUIRE(s.via(1) == 2);
-  t += 3.9;
-  for (int i = 0; i < 3; ++i) CHECK_FALSE(s.observe(1, 2, 25000, kBytes, t += 0.01, false));
+  t += 3.8;  // the three below come before 4 s
+  for (int i = 0; i < 3; ++i) CHECK_FALSE(s.observe(1, 2, 25000, kBytes, t += 0.03, false));
   CHECK(s.switches() == 3);
 }
 
@@ -519,15 +546,15 @@ TEST_CASE("selector: a latency counts as congested only beyond the clock's uncer
   PathSelector s = selector();
   double t = 0;
   for (int i = 0; i < 5; ++i)
-    CHECK_FALSE(s.observe(1, -1, 20000, kBytes, t += 0.01, false, NAN, 25000));
+    CHECK_FALSE(s.observe(1, -1, 20000, kBytes, t += 0.03, false, NAN, 25000));
   CHECK(s.record(1, -1)->congested_in_a_row() == 0);
   // Known to within 100 µs: it is.
   std::optional<Decision> d;
-  for (int i = 0; i < 3; ++i) d = s.observe(1, -1, 20000, kBytes, t += 0.01, false, NAN, 100);
+  for (int i = 0; i < 3; ++i) d = s.observe(1, -1, 20000, kBytes, t += 0.03, false, NAN, 100);
   REQUIRE(d);
   CHECK(d->reason.find("margin 5.10 ms") != std::string::npos);  // 5 ms + the 100 µs
   // No offset at all (+inf): the observation is not recorded.
-  CHECK_FALSE(s.observe(2, -1, 20000, kBytes, t += 0.01, false, NAN, INFINITY));
+  CHECK_FALSE(s.observe(2, -1, 20000, kBytes, t += 0.03, false, NAN, INFINITY));
   CHECK(s.record(2, -1) == nullptr);
 }
 
@@ -535,10 +562,10 @@ TEST_CASE("selector: pinned pairs and unknown paths are never moved", "[runtime]
   PathSelector pinned(0, {}, base, {{}, {2, 3}, {}, {}}, {false, true, false, false},
                       {"a", "b", "c", "d"});
   double t = 0;
-  for (int i = 0; i < 5; ++i) CHECK_FALSE(pinned.observe(1, -1, 20000, kBytes, t += 0.01, false));
+  for (int i = 0; i < 5; ++i) CHECK_FALSE(pinned.observe(1, -1, 20000, kBytes, t += 0.03, false));
   PathSelector unknown(0, {}, [](int, int, long long) { return std::nan(""); },
                        {{}, {2, 3}, {}, {}}, {}, {"a", "b", "c", "d"});
-  for (int i = 0; i < 5; ++i) CHECK_FALSE(unknown.observe(1, -1, 20000, kBytes, t += 0.01, false));
+  for (int i = 0; i < 5; ++i) CHECK_FALSE(unknown.observe(1, -1, 20000, kBytes, t += 0.03, false));
   CHECK(unknown.record(1, -1) == nullptr);
 }
 
@@ -547,11 +574,11 @@ TEST_CASE("selector: when every path from this VM is slow, no detour leaves it",
   // vm2: the slowness is VM 0's own, and every detour starts with one of those paths.
   PathSelector s = selector();
   double t = 0;
-  s.observe(2, -1, 30000, 100, t += 0.01, true);
-  s.observe(3, -1, 30000, 100, t += 0.01, true);
+  s.observe(2, -1, 30000, 100, t += 0.03, true);
+  s.observe(3, -1, 30000, 100, t += 0.03, true);
   std::optional<Decision> d;
   for (int i = 0; i < 3; ++i)
-    if (auto x = s.observe(1, -1, 20000, 100, t += 0.01, true)) d = x;
+    if (auto x = s.observe(1, -1, 20000, 100, t += 0.03, true)) d = x;
   REQUIRE(d);
   CHECK(d->kind == Decision::Kind::stay);
   CHECK(d->reason.find("every other path from this VM is slow too (2 of 2)") != std::string::npos);
@@ -560,10 +587,10 @@ TEST_CASE("selector: when every path from this VM is slow, no detour leaves it",
   // Once the path to vm4 is healthy again, the pair to vm2 leaves (via vm4) at the next
   // search.
   t += mcm::RuntimeConfig{}.probe_interval_ms / 1000.0;
-  s.observe(3, -1, 100, 100, t += 0.01, true);
+  s.observe(3, -1, 100, 100, t += 0.03, true);
   d.reset();
   for (int i = 0; i < 3; ++i)
-    if (auto x = s.observe(1, -1, 20000, 100, t += 0.01, true)) d = x;
+    if (auto x = s.observe(1, -1, 20000, 100, t += 0.03, true)) d = x;
   REQUIRE(d);
   CHECK(d->kind == Decision::Kind::detour);
   CHECK(d->to_via == 3);
@@ -571,7 +598,7 @@ TEST_CASE("selector: when every path from this VM is slow, no detour leaves it",
   // path to vm3 does not stop a switch.
   PathSelector s2 = selector();
   t = 0;
-  s2.observe(2, -1, 30000, 100, t += 0.01, true);
-  for (int i = 0; i < 3; ++i) s2.observe(1, -1, 20000, 100, t += 0.01, true);
+  s2.observe(2, -1, 30000, 100, t += 0.03, true);
+  for (int i = 0; i < 3; ++i) s2.observe(1, -1, 20000, 100, t += 0.03, true);
   CHECK(s2.via(1) == 3);
 }
