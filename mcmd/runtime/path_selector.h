@@ -15,7 +15,8 @@
 //    observations in a row, sent at least kMinCongestedSpan apart (first to newest: a
 //    congestion lasts seconds, a stall of a VM's cores milliseconds; in mode relay, which
 //    times every message, a clean stream_app on the loaded 2-core testbed had 3 small
-//    messages in a row 4x its noise over the base, sent within 8.4 ms, and switched),
+//    messages in a row 4x its noise over the base, sent within 8.4 ms; on CI such a run
+//    switched a pair 4 s before the congestion of system.runtime began),
 //    an alternative is searched: after a switch, not again for
 //    `return_after` x 2^h (h: moves from detour to detour since the pair left direct, at
 //    most 4: a detour is given time before it is judged, and more each time the pair had
