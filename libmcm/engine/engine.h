@@ -286,9 +286,10 @@ class Engine {
   void bind(Op* op, Message* m);
   void store(Message* m, const protocol::Envelope& e, const char* payload);
   void finish_receive(Op* op);
-  /// Stamps t_r on a message whose last frame `e` just arrived, and notes the message
-  /// from the same VM that arrived before it (runtime_messages.h rule 2).
+  /// A message whose last frame `e` just arrived: stamp_arrival(), then the message from
+  /// the same VM that arrived before it (runtime_messages.h rule 2).
   void note_arrival(Message* m, const protocol::Envelope& e);
+  /// Stamps t_r (and whether it is precise) on a message whose last frame `e` just arrived.
   void stamp_arrival(Message* m, const protocol::Envelope& e);
   /// The ACK rule: reports `m` to its source VM's daemon when op waited for it.
   void report_if_late(const Op& op, const Message& m);

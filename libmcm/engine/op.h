@@ -75,7 +75,7 @@ struct Message {
   std::vector<char> data;       ///< payload held here (unmatched, or non-contiguous target)
   std::uint64_t received = 0;   ///< payload bytes arrived so far
   double t_arrival = 0;         ///< t_r: when the last frame reached this VM
-  bool arrival_precise = true;  ///< t_arrival known to within 1 ms (see Engine::note_arrival)
+  bool arrival_precise = true;  ///< t_arrival known to within 1 ms (see Engine::stamp_arrival)
   /// The message from the same VM that reached this rank before it: when, and its payload
   /// (a late report names it, runtime_messages.h rule 2). t_ahead 0: none.
   double t_ahead = 0;
