@@ -91,6 +91,13 @@ void start_engine(bool adaptive) {
   engine.start(g_layout, chunk, adaptive);
 }
 
+/// At exit of a rank that lost messages (frames.h rule 4): whatever status the
+/// application exits with, the job's is kLostMessagesExitCode. Its output first.
+void exit_with_loss() {
+  std::fflush(nullptr);
+  std::_Exit(protocol::kLostMessagesExitCode);
+}
+
 const char* mode_name() {
   const char* mode = std::getenv("MCM_MODE");
   return mode != nullptr ? mode : "unknown";
@@ -147,6 +154,13 @@ void stop() {
   const bool engine_was_active = engine.active();
   mcm::collectives::stop();  // its shadows are the engine's contexts
   engine.stop();             // sends the last late-message reports too
+  if (engine.lost_messages() > 0) {
+    std::fprintf(stderr,
+                 "libmcm: error: world rank %d lost %zu message(s) (above); it exits with status "
+                 "%d whatever the application returns\n",
+                 g_layout.world_rank, engine.lost_messages(), protocol::kLostMessagesExitCode);
+    std::atexit(exit_with_loss);
+  }
   const char* log_dir = std::getenv("MCM_LOG_DIR");
   if (log_dir != nullptr && *log_dir != '\0')
     write_rank_records(log_dir, g_layout, mode_name(), engine_was_active ? &engine : nullptr,

@@ -13,7 +13,9 @@ void start();
 
 /// Before PMPI_Finalize: in mode record writes the pattern (collective over the
 /// application world), then tells this VM's daemon, turns substitution off and frees the
-/// shim's communicators. No-op when start() did not activate the shim.
+/// shim's communicators. No-op when start() did not activate the shim. A rank whose
+/// engine lost messages (mcm/protocol/frames.h rule 4) says so and will exit with
+/// kLostMessagesExitCode.
 void stop();
 
 /// The communicator on which an attribute query for (comm, keyval) must run: the real

@@ -40,7 +40,11 @@ Daemon::Daemon(const Layout& layout, const DaemonOptions& options, const Doorbel
           Heartbeats::Settings{std::chrono::milliseconds(options.liveness.heartbeat_ms),
                                std::chrono::seconds(options.liveness.timeout_s)},
           [this] { return heartbeat_state(); },
-          [this](const Heartbeats::Lost& lost) { on_peer_lost(lost); }, log_),
+          [this](const Heartbeats::Lost& lost) { on_peer_lost(lost); },
+          [this](int vm, const void* data, std::size_t bytes) {
+            return bell_.post(daemon_doorbell(vm), data, bytes);
+          },
+          log_),
       heartbeat_timer_(io_),
       priority_(options.nice, current_priority(), options.mode == Mode::relay, kPriorityLinger,
                 request_process_priority),
@@ -58,6 +62,9 @@ Daemon::Daemon(const Layout& layout, const DaemonOptions& options, const Doorbel
   }
   // Our own duplicate of the socket: the descriptor object closes what it holds.
   if (doorbell.fd() >= 0) doorbell_.assign(::dup(doorbell.fd()));
+  for (int vm = 0; vm < layout_.daemon_count; ++vm)
+    if (const DoorbellAddress a = daemon_doorbell(vm); a.valid())
+      vm_of_doorbell_[std::uint64_t{a.ipv4} << 16 | a.port] = vm;
   if (options.mode == Mode::relay || options.mode == Mode::adaptive) {
     RelaySettings settings{static_cast<std::size_t>(options.relay.chunk_bytes),
                            static_cast<std::size_t>(options.relay.buffer_bytes), options.routes,
@@ -171,8 +178,13 @@ Outcome Daemon::run() {
   }
   if (bell_.ignored() > 0)
     log_->info("doorbell: {} datagrams from outside the job ignored", bell_.ignored());
+  log_->info("liveness: {} heartbeats received, {} of them as letters", heartbeats_.received(),
+             heartbeats_.letters_received());
   if (heartbeats_.refused() > 0)
     log_->warn("liveness: {} malformed heartbeats refused", heartbeats_.refused());
+  if (bell_.malformed() > 0)
+    log_->warn("doorbell: {} datagrams from the job too long to be a letter dropped",
+               bell_.malformed());
   log_cpu_time();
   return outcome_;
 }
@@ -311,6 +323,7 @@ void Daemon::drain() {
   if (relay_) {
     relay_->drain(kDrainGrace, [this](bool clean) {
       poller_.set_activity(nullptr);  // nothing left to forward or judge
+      lost_frames_ = !clean;
       finish(clean);
     });
   } else {
@@ -324,12 +337,32 @@ void Daemon::listen_to_doorbell() {
                        [this](const boost::system::error_code& ec) {
                          if (ec) return;  // closed by finish()
                          rings_.clear();
-                         const int rang = bell_.drain(&rings_);
+                         letters_.clear();
+                         const int rang = bell_.drain(&rings_, &letters_);
                          if (runtime_ && !rings_.empty()) runtime_->note_rings(rings_);
+                         if (!letters_.empty()) read_letters();
                          if (rang > 0) poller_.wake();
                          if (bell_.ignored() > 0 && !strangers_warned_) warn_of_strangers();
                          listen_to_doorbell();
                        });
+}
+
+DoorbellAddress Daemon::daemon_doorbell(int vm) const {
+  if (vm < 0 || vm >= layout_.daemon_count) return {};
+  const auto rank = static_cast<std::size_t>(layout_.daemon_of_vm[static_cast<std::size_t>(vm)]);
+  return rank < layout_.doorbell_of_world_rank.size() ? layout_.doorbell_of_world_rank[rank]
+                                                      : DoorbellAddress{};
+}
+
+void Daemon::read_letters() {
+  const auto now = Heartbeats::Clock::now();
+  for (const Letter& letter : letters_) {
+    // Only daemons write letters (mcm/protocol/liveness.h); one from another process of
+    // the job is refused by the heartbeats as from no peer (-1).
+    const auto it = vm_of_doorbell_.find(std::uint64_t{letter.from.ipv4} << 16 | letter.from.port);
+    heartbeats_.deliver(it == vm_of_doorbell_.end() ? -1 : it->second, letter.data.data(),
+                        letter.bytes, now);
+  }
 }
 
 void Daemon::warn_of_strangers() {

@@ -31,6 +31,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "mcm/bootstrap.h"
@@ -64,6 +65,9 @@ class Daemon {
   /// terminating_signal() tells which signal ended it.
   Outcome run();
   int terminating_signal() const { return signal_; }
+  /// After run() returned finished: frames were left that no rank received (the relay
+  /// said which); the daemon's exit status is then protocol::kLostMessagesExitCode.
+  bool lost_frames() const { return lost_frames_; }
 
  private:
   void log_cpu_time() const;
@@ -84,6 +88,10 @@ class Daemon {
   void listen_to_doorbell();
   /// Says once (warn) that datagrams from outside the job reach the doorbell.
   void warn_of_strangers();
+  /// Where VM `vm`'s daemon is rung and written to (invalid: it has no doorbell).
+  DoorbellAddress daemon_doorbell(int vm) const;
+  /// Hands the letters of the last drain to their reader (the heartbeats).
+  void read_letters();
   /// The heartbeats' timer: one tick every interval until the last barrier.
   void beat();
   protocol::Heartbeat heartbeat_state() const;
@@ -106,13 +114,16 @@ class Daemon {
   std::unique_ptr<LmcdLink> lmcd_;          ///< with a runtime and a migration section
   std::unique_ptr<DaemonRecords> records_;  ///< with a runtime and a log directory
   const Doorbell& bell_;
-  std::vector<Ring> rings_;  ///< the keyed rings of the last drain (reused)
+  std::vector<Ring> rings_;      ///< the keyed rings of the last drain (reused)
+  std::vector<Letter> letters_;  ///< the letters of the last drain (reused)
+  std::unordered_map<std::uint64_t, int> vm_of_doorbell_;  ///< a daemon's ipv4 << 16 | port
   bool refusal_logged_ = false;
   bool strangers_warned_ = false;  ///< of a forwarding priority the system refused
   int finalized_ranks_ = 0;
   protocol::DaemonPhase phase_ = protocol::DaemonPhase::serving;
   int signal_ = 0;
   Outcome outcome_ = Outcome::finished;
+  bool lost_frames_ = false;
 };
 
 }  // namespace mcm::daemon

@@ -15,6 +15,7 @@
 #include "daemon.h"
 #include "mcm/bootstrap.h"
 #include "mcm/progress_scopes.h"
+#include "mcm/protocol/frames.h"
 #include "plumbing/daemon_options.h"
 #include "plumbing/logging.h"
 
@@ -87,5 +88,5 @@ int main(int argc, char** argv) {
   log->info("finalizing");
   log->flush();
   PMPI_Finalize();
-  return 0;
+  return daemon->lost_frames() ? mcm::protocol::kLostMessagesExitCode : 0;
 }

@@ -108,6 +108,17 @@ void Doorbell::ring(const DoorbellAddress& to, std::uint64_t key) const {
                sizeof target);
 }
 
+bool Doorbell::post(const DoorbellAddress& to, const void* data, std::size_t bytes) const {
+  if (fd_ < 0 || !to.valid() || bytes <= sizeof(std::uint64_t) || bytes > Letter::kMaxBytes)
+    return false;
+  sockaddr_in target{};
+  target.sin_family = AF_INET;
+  target.sin_addr.s_addr = htonl(to.ipv4);
+  target.sin_port = htons(to.port);
+  return sendto(fd_, data, bytes, MSG_DONTWAIT, reinterpret_cast<sockaddr*>(&target),
+                sizeof target) == static_cast<ssize_t>(bytes);
+}
+
 void Doorbell::accept_only(const std::vector<DoorbellAddress>& peers) {
   peers_.clear();
   std::map<std::uint32_t, std::set<std::uint16_t>> by_host;
@@ -142,13 +153,14 @@ bool Doorbell::accepted(std::uint32_t ipv4, std::uint16_t port) const {
   return false;
 }
 
-int Doorbell::drain(std::vector<Ring>* keyed) const {
+int Doorbell::drain(std::vector<Ring>* keyed, std::vector<Letter>* letters) const {
   if (fd_ < 0) return 0;
   const bool want_stamps = keyed != nullptr && stamped_;
   int rings = 0;
   for (int n = 0; n < kMaxDatagramsPerDrain; ++n) {
-    std::uint64_t key = 0;
-    iovec data{&key, sizeof key};
+    // Room for the longest letter and one byte more, so that a longer datagram shows.
+    alignas(std::uint64_t) char buffer[Letter::kMaxBytes + 1];
+    iovec data{buffer, sizeof buffer};
     sockaddr_in from{};
     alignas(cmsghdr) char control[CMSG_SPACE(sizeof(timespec))];
     msghdr message{};
@@ -162,9 +174,23 @@ int Doorbell::drain(std::vector<Ring>* keyed) const {
     if (got < 0) break;
     if (from.sin_family != AF_INET || !accepted(ntohl(from.sin_addr.s_addr), ntohs(from.sin_port)))
       continue;
+    const auto size = static_cast<std::size_t>(got);
+    if (size > sizeof(std::uint64_t)) {  // a letter
+      if (size > Letter::kMaxBytes || (message.msg_flags & MSG_TRUNC) != 0) {
+        malformed_.fetch_add(1, std::memory_order_relaxed);
+        continue;
+      }
+      if (letters == nullptr) continue;
+      Letter& letter = letters->emplace_back();
+      letter.from = DoorbellAddress{ntohl(from.sin_addr.s_addr), ntohs(from.sin_port)};
+      letter.bytes = size;
+      std::memcpy(letter.data.data(), buffer, size);
+      continue;
+    }
     ++rings;
-    if (!want_stamps || got != static_cast<ssize_t>(sizeof key) || key == 0)
-      continue;  // an unkeyed ring, or nobody asked for stamps
+    std::uint64_t key = 0;
+    if (size == sizeof key) std::memcpy(&key, buffer, sizeof key);
+    if (!want_stamps || key == 0) continue;  // an unkeyed ring, or nobody asked for stamps
     for (cmsghdr* c = CMSG_FIRSTHDR(&message); c != nullptr; c = CMSG_NXTHDR(&message, c)) {
       if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_TIMESTAMPNS) continue;
       timespec t{};

@@ -144,6 +144,11 @@ void Engine::on_frame(const protocol::Envelope& e, const char* payload) {
 }
 
 void Engine::arrive(Message* m, const Arrival& a) {
+  if (matcher_.seen(a))
+    frames_.fail_on_frame("second message number " + std::to_string(a.seq) + " on context " +
+                              std::to_string(a.context) +
+                              " (a duplicate: frames.h rule 4; not delivered twice)",
+                          a.sender);
   const auto ready = matcher_.arrive(m, a);
   released_.insert(released_.end(), ready.begin(), ready.end());
   match_released();

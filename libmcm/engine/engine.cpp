@@ -95,8 +95,9 @@ void Engine::on_context_freed(Context& c) {
   }
 }
 
-void Engine::report_gaps() const {
+void Engine::report_gaps() {
   for (const auto& gap : matcher_.gaps()) {
+    lost_messages_ += gap.waiting;
     if (gap.missing_natives > 0) {
       std::fprintf(stderr,
                    "libmcm: error: world rank %d at MPI_Finalize: %zu message(s) from world rank "

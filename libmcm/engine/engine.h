@@ -198,6 +198,9 @@ class Engine {
   std::uint64_t late_acks_sent() const { return late_.sent(); }
   /// What this rank received, per source world rank, and how long it waited for it.
   const ReceiveTally& received() const { return received_; }
+  /// After stop(): messages that arrived but were never delivered, each behind one that
+  /// never came (frames.h rule 4; said on stderr by stop()).
+  std::size_t lost_messages() const { return lost_messages_; }
   /// Seconds since start() that this rank spent outside the engine's calls and Open MPI's
   /// own collectives (computing, or in MPI calls that neither drive the engine nor are
   /// collectives): the sum of the intervals between progress rounds, blocking waits and
@@ -301,8 +304,9 @@ class Engine {
   void send_ack(const protocol::Envelope& of);
   void release(Op* op);
 
-  /// stop(): says on stderr which senders' messages wait behind a gap.
-  void report_gaps() const;
+  /// stop(): says on stderr which senders' messages wait behind a gap, and counts them
+  /// into lost_messages_.
+  void report_gaps();
   /// The communicator of `c` is being freed (ContextRegistry's on_free): its held sends
   /// leave as frames, its peers stop counting as framing or flushing.
   void on_context_freed(Context& c);
@@ -388,6 +392,7 @@ class Engine {
   int detached_ = 0;
   DetourTally detours_;
   Counters counters_;  ///< operations the application released before they finished
+  std::size_t lost_messages_ = 0;
   SideChannel* side_ = nullptr;
 };
 

@@ -74,6 +74,15 @@ class Matcher {
     return out;
   }
 
+  /// Whether `a`'s message number came before from its sender on its context: matched
+  /// already (below the next one expected) or held early. Such a frame is a duplicate:
+  /// the engine must neither deliver it twice nor drop it quietly (frames.h rule 4).
+  bool seen(const Arrival& a) const {
+    const auto it = streams_.find(key(a));
+    return it != streams_.end() &&
+           (a.seq < it->second.next_seq || it->second.early.count(a.seq) != 0);
+  }
+
   /// A native of `sender` on `context` was matched, by MPI or by offer() after the engine
   /// took it out of MPI's queue (frames.h rule 10). Returns the framed messages that
   /// became matchable, in order, as arrive() does.

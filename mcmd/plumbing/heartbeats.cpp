@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+
 #include "mcm/protocol/codec.h"
 #include "mcm/protocol/tags.h"
 
@@ -9,13 +11,14 @@ namespace mcm::daemon {
 
 Heartbeats::Heartbeats(const Layout& layout, MpiPoller& poller, Settings settings,
                        std::function<protocol::Heartbeat()> state,
-                       std::function<void(const Lost&)> on_lost,
+                       std::function<void(const Lost&)> on_lost, Post post,
                        std::shared_ptr<spdlog::logger> log)
     : layout_(layout),
       poller_(poller),
       settings_(settings),
       state_(std::move(state)),
       on_lost_(std::move(on_lost)),
+      post_(std::move(post)),
       log_(std::move(log)),
       peers_(static_cast<std::size_t>(layout.daemon_count)) {}
 
@@ -66,26 +69,65 @@ void Heartbeats::receive(Clock::time_point now) {
     const bool known = probed->source >= 0 && probed->source < layout_.daemon_count &&
                        probed->source != layout_.vm;
     if (!heartbeat || !known) {
-      if (refused_++ == 0)  // the first, then only counted (the summary says how many)
-        log_->error("liveness: refused a heartbeat from daemon {}: {}", probed->source,
-                    heartbeat ? "not a peer" : heartbeat.error);
+      refuse(probed->source, heartbeat ? "not a peer" : heartbeat.error);
       continue;
     }
-    Peer& peer = peers_[static_cast<std::size_t>(probed->source)];
-    peer.last_heard = now;
-    peer.last = *heartbeat;
-    ++received_;
+    heard(probed->source, *heartbeat, /*by_letter=*/false, now);
   }
+}
+
+void Heartbeats::deliver(int vm, const char* data, std::size_t bytes, Clock::time_point now) {
+  if (!running_) return;  // rule 4
+  const auto heartbeat = protocol::read_heartbeat_letter(data, bytes);
+  const bool known = vm >= 0 && vm < layout_.daemon_count && vm != layout_.vm;
+  if (!heartbeat || !known) {
+    refuse(vm, heartbeat ? "not a peer" : heartbeat.error);
+    return;
+  }
+  heard(vm, *heartbeat, /*by_letter=*/true, now);
+}
+
+void Heartbeats::heard(int vm, const protocol::Heartbeat& heartbeat, bool by_letter,
+                       Clock::time_point now) {
+  Peer& peer = peers_[static_cast<std::size_t>(vm)];
+  peer.last_heard = std::max(peer.last_heard, now);
+  // Letters and MPI carry the same rounds, in no order between them (rule 3): keep the
+  // newest state.
+  if (!peer.last || heartbeat.sequence >= peer.last->sequence) peer.last = heartbeat;
+  ++received_;
+  if (by_letter) {
+    ++letters_received_;
+    peer.by_letter = true;
+    return;
+  }
+  if (peer.by_letter || peer.letters_warned || ++peer.over_mpi < protocol::kLettersExpectedAfter)
+    return;
+  peer.letters_warned = true;  // rule 5
+  log_->warn(
+      "liveness: {} heartbeats from the daemon of VM index {} came over MPI and none as a "
+      "datagram: UDP between the VMs does not pass (a firewall? a security group?); the "
+      "heartbeats then wait behind frames, and a congested link can make a live daemon look "
+      "dead",
+      peer.over_mpi, vm);
+}
+
+void Heartbeats::refuse(int source, const std::string& why) {
+  if (refused_++ == 0)  // the first, then only counted (the summary says how many)
+    log_->error("liveness: refused a heartbeat from daemon {}: {}", source, why);
 }
 
 void Heartbeats::send() {
   Transport& transport = poller_.transport();
   protocol::Heartbeat mine = state_();
   mine.sequence = ++sequence_;
+  protocol::HeartbeatLetter letter;
+  letter.kind = protocol::kHeartbeatLetterKind;
+  letter.heartbeat = mine;
   for (int vm = 0; vm < layout_.daemon_count; ++vm) {
     if (vm == layout_.vm) continue;
     Peer& peer = peers_[static_cast<std::size_t>(vm)];
-    // Rule 1: never more than one heartbeat in flight per peer.
+    if (post_) post_(vm, &letter, sizeof letter);  // rule 1a: best effort
+    // Rule 1b: never more than one heartbeat in flight per peer.
     if (peer.sending != MPI_REQUEST_NULL && !transport.test(&peer.sending, MPI_STATUS_IGNORE))
       continue;
     peer.outgoing = mine;

@@ -345,8 +345,12 @@ void Relay::check_drained() {
         who += " rank " +
                std::to_string(layout_.world_rank_of_app_rank[static_cast<size_t>(slot)]) + " (" +
                std::to_string(pool_.held(slot)) + " bytes)";
-    log_->warn("relay: {} frame(s) still held after every rank finalized, never received by:{}",
-               pool_.frames_held(), who);
+    // Lost, whatever the cause (a receive never posted, a rank gone): never quietly.
+    log_->error(
+        "relay: {} frame(s) still held after every rank finalized, never received by:{}; this "
+        "daemon exits with status {}",
+        pool_.frames_held(), who, protocol::kLostMessagesExitCode);
+    log_->flush();
   }
   draining_ = false;
   auto done = std::move(on_drained_);

@@ -1,7 +1,7 @@
 // A fuzz driver for every decoder of the protocol's codec (mcm/protocol/codec.h): random
 // bytes, and valid messages mutated (bytes flipped, cut short, lengthened, fields set to
 // extremes), through read_envelope, read_late_reports, read_receive_waits, read_probe,
-// read_probe_reply, read_heartbeat and read_job_map (the start-up records).
+// read_probe_reply, read_heartbeat (and its letter) and read_job_map (the start-up records).
 // Built with AddressSanitizer and UndefinedBehaviorSanitizer (test/fuzz/CMakeLists.txt),
 // so a read past the bytes or an overflow ends the run with the sanitizer's report. Every
 // accepted message must also satisfy what the decoder promises (sizes agree, chunks lie
@@ -209,20 +209,40 @@ void heartbeat_case(std::uint64_t n) {
   h.ranks = static_cast<std::int32_t>(below(64));
   h.ranks_finalized = static_cast<std::int32_t>(below(static_cast<std::uint64_t>(h.ranks) + 1));
   h.frames_held = rng();
-  std::vector<char> bytes(sizeof h);
-  std::memcpy(bytes.data(), &h, sizeof h);
+  // Half of the cases as the letter of liveness.h rule 1a.
+  const bool as_letter = below(2) == 0;
+  HeartbeatLetter letter;
+  letter.kind = kHeartbeatLetterKind;
+  letter.heartbeat = h;
+  std::vector<char> bytes(as_letter ? sizeof letter : sizeof h);
+  std::memcpy(bytes.data(), as_letter ? static_cast<const void*>(&letter) : &h, bytes.size());
+  const auto decode = [as_letter](const std::vector<char>& b) {
+    return as_letter ? read_heartbeat_letter(b.data(), b.size())
+                     : read_heartbeat(b.data(), b.size());
+  };
   if (below(4) == 0) {
-    const auto read = read_heartbeat(bytes.data(), bytes.size());
+    const auto read = decode(bytes);
     if (!read || read->sequence != h.sequence || read->frames_held != h.frames_held)
       broken("a valid heartbeat did not read back", n);
     return;
   }
   const auto in = garbled(std::move(bytes), 100);
-  const auto read = read_heartbeat(in.data(), in.size());
+  const auto read = decode(in);
   if (!read) return;
-  if (in.size() != sizeof(Heartbeat) || read->sequence == 0 ||
-      static_cast<std::uint32_t>(read->phase) > kLastDaemonPhase || read->ranks_finalized < 0 ||
-      read->ranks_finalized > read->ranks)
+  if (as_letter) {
+    HeartbeatLetter got;
+    if (in.size() != sizeof got) {
+      broken("accepted a heartbeat letter of the wrong size", n);
+      return;
+    }
+    std::memcpy(&got, in.data(), sizeof got);
+    if (got.kind != kHeartbeatLetterKind || got.reserved != 0)
+      broken("accepted a letter that is no heartbeat", n);
+  } else if (in.size() != sizeof(Heartbeat)) {
+    broken("accepted a heartbeat of the wrong size", n);
+  }
+  if (read->sequence == 0 || static_cast<std::uint32_t>(read->phase) > kLastDaemonPhase ||
+      read->ranks_finalized < 0 || read->ranks_finalized > read->ranks)
     broken("accepted a heartbeat that breaks its rules", n);
 }
 

@@ -14,6 +14,9 @@
 # with the default (60 s) the same run warns about nothing. Both runs deliver everything.
 # And strangers: a flood of UDP datagrams at a daemon's doorbell is dropped in the kernel
 # while the job runs and verifies (scripts/bench-flood measures what it costs).
+# Last, congestion: a pair throttled to 5 Mbit/s and flooded, a relay-mode stream of 256 KiB
+# messages across it, a 4 s liveness timeout: no daemon is declared lost (the heartbeats'
+# letters do not wait behind frames), the job verifies.
 # Usage: liveness_test.sh BUILD_DIR
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -127,4 +130,25 @@ check "a flood of $sent datagrams at vm1's mcmd doorbell: stress_p2p still OK (e
   [ "$status" -eq 0 -a "$verdict" -eq 1 ]
 check "the kernel dropped them at the doorbell's socket (${drops:-?} drops of $sent)" \
   [ "${drops:-0}" -ge $((sent * 9 / 10)) -a "$sent" -gt 0 ]
+
+# A congested link full of frames (liveness.h rule 1a): vm1 -> vm2 throttled to 5 Mbit/s
+# and flooded while a relay-mode ping-pong of 256 KiB messages crosses it for 10 s, with a
+# 4 s liveness timeout. A heartbeat on the daemons' MPI stream waits there behind the
+# frames ahead of it (256 KiB: about 10 s at the 20-30 KB/s the flood leaves the relay);
+# its letter waits only in the link's queue. No daemon may be declared lost, and the job
+# verifies. (With heartbeats over MPI alone the job ended after 12 s with status 69.)
+"$TESTBED" congest 1 2 --rate 5mbit --flood >/dev/null
+printf 'liveness:\n  timeout_s: 4\n' >"$work/congested.yaml"
+"$BUILD/bin/mcmrun" --mode relay --config "$work/congested.yaml" --log-dir "$work/congested-logs" \
+  --hostfile "$MCM_HOSTFILE" --map-by node -np 2 "$BUILD/test/system/stream_app" 10 262144 \
+  </dev/null >"$work/congested.out" 2>"$work/congested.err"
+status=$?
+"$TESTBED" clear >/dev/null
+check "a throttled, flooded pair under relay: the job completes (exit $status; $(cat "$work/congested.out"))" \
+  [ "$status" -eq 0 ]
+check "... every payload intact" grep -qE "^stream: [1-9][0-9]* round trips, 0 mismatches" "$work/congested.out"
+check "... no daemon declared lost ($(grep -m1 "no heartbeat" "$work/congested.err"))" \
+  [ "$(grep -c "has sent no heartbeat" "$work/congested.err")" -eq 0 ]
+check "... vm1's daemon heard its peers by letter ($(grep -ho "liveness: .* as letters" "$work/congested-logs/mcmd-vm1.log"))" \
+  grep -qE "liveness: [0-9]+ heartbeats received, [1-9][0-9]* of them as letters" "$work/congested-logs/mcmd-vm1.log"
 finish

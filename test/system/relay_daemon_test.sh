@@ -13,7 +13,8 @@
 #      relay.buffer_bytes (16 MiB here), the daemons spin neither idle before the stream
 #      nor while they wait with full quotas, and everything arrives once rank 0 wakes up;
 #   5. an erroneous program whose messages nobody receives still ends (after the daemons'
-#      drain grace), and the daemons holding them say so.
+#      drain grace), as a loss: the daemons holding them say so as an error and the job's
+#      exit status is 70 (frames.h rule 4).
 # Usage: relay_daemon_test.sh BUILD_DIR
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -154,14 +155,14 @@ check "stream: nothing on stderr" [ -z "$(real_errors "$work/stream.err")" ]
 # 5. Messages nobody receives (3 x 1 MiB to rank 0, which finalizes at once).
 run_job orphan -np 4 --map-by node -- --orphan stream 0 0 1 1048576
 status=$?
-check "orphan: the job still ends, with status 0 (got $status)" [ $status -eq 0 ]
+check "orphan: the job ends, as a loss: status 70 (got $status)" [ $status -eq 70 ]
 # 54 frames of 60 KiB: rank 0's daemon holds its quota's worth, the senders' daemons the
 # rest (sent to it, never matched there).
 orphaned="frame(s) still held after every rank finalized, never received by: rank 0"
 held=$(sed -n "s/.*relay: \([0-9]*\) $orphaned.*/\1/p" "$work"/orphan/mcmd-vm*.log | awk '{t += $1} END {print t + 0}')
 check "orphan: the daemons holding them log what was never received ($held of 54 frames)" [ "$held" -eq 54 ]
 check "orphan: rank 0's daemon is one of them" grep -q "$orphaned" "$work/orphan/mcmd-vm0.log"
-check "orphan: and warns on stderr" grep -q "mcmd\[vm1\]: warning: relay: [0-9]* $orphaned" "$work/orphan.err"
+check "orphan: and says so on stderr, as an error" grep -q "mcmd\[vm1\]: error: relay: [0-9]* $orphaned" "$work/orphan.err"
 
 no_daemon_left() {
   for _ in $(seq 50); do

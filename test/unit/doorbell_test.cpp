@@ -2,6 +2,9 @@
 // socket of this host.
 #include "mcm/doorbell.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -150,4 +153,44 @@ TEST_CASE("one drain reads at most kMaxDatagramsPerDrain datagrams, a flood wait
   CHECK(bell.ignored() == static_cast<std::uint64_t>(mcm::Doorbell::kMaxDatagramsPerDrain));
   bell.drain();
   CHECK(bell.ignored() == static_cast<std::uint64_t>(flood));
+}
+
+TEST_CASE(
+    "letters come back with their sender and bytes, apart from rings; longer ones are counted") {
+  mcm::Doorbell bell;
+  REQUIRE(bell.open(/*listen=*/true, /*stamped=*/true));
+  mcm::Doorbell peer;
+  REQUIRE(peer.open(/*listen=*/true));
+  bell.accept_only({loopback(peer)});
+  const mcm::DoorbellAddress to = loopback(bell);
+  const std::string text = "a letter longer than a ring";
+  CHECK(peer.post(to, text.data(), text.size()));
+  CHECK_FALSE(peer.post(to, text.data(), 8));  // the size of a ring: not a letter
+  const std::vector<char> too_long(mcm::Letter::kMaxBytes + 1, 'x');
+  CHECK_FALSE(peer.post(to, too_long.data(), too_long.size()));
+  // ... which a careless writer could still send from an accepted address:
+  sockaddr_in target{};
+  target.sin_family = AF_INET;
+  target.sin_addr.s_addr = htonl(to.ipv4);
+  target.sin_port = htons(to.port);
+  REQUIRE(sendto(peer.fd(), too_long.data(), too_long.size(), 0,
+                 reinterpret_cast<sockaddr*>(&target), sizeof target) > 0);
+  peer.ring(to, 42);
+  std::vector<mcm::Ring> rings;
+  std::vector<mcm::Letter> letters;
+  int rang = 0;
+  const double give_up = mcm::wall_seconds() + 1.0;
+  while ((rings.empty() || letters.empty() || bell.malformed() == 0) &&
+         mcm::wall_seconds() < give_up) {
+    rang += bell.drain(&rings, &letters);
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  CHECK(rang == 1);  // the ring; letters are not rings
+  REQUIRE(rings.size() == 1);
+  CHECK(rings[0].key == 42);
+  REQUIRE(letters.size() == 1);
+  CHECK(letters[0].from.ipv4 == loopback(peer).ipv4);
+  CHECK(letters[0].from.port == peer.address().port);
+  CHECK(std::string(letters[0].data.data(), letters[0].bytes) == text);
+  CHECK(bell.malformed() == 1);
 }

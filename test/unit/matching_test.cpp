@@ -170,3 +170,17 @@ TEST_CASE("gaps: messages waiting for one that never came are listed until it co
   CHECK(arrive_and_offer(m, &first, from(5, 0, 0, 3)).size() == 3);
   CHECK(m.gaps().empty());
 }
+
+TEST_CASE("seen: a message number matched or held already is a duplicate, per sender and context") {
+  M m;
+  Msg a{1}, b{2};
+  CHECK_FALSE(m.seen(from(2, 0, 0)));  // nothing from anyone yet
+  arrive_and_offer(m, &a, from(2, 0, 0));
+  CHECK(m.seen(from(2, 0, 0)));                           // matched already
+  CHECK_FALSE(m.seen(from(2, 0, 1)));                     // the next one
+  CHECK_FALSE(m.seen(from(3, 0, 0)));                     // another sender
+  CHECK_FALSE(m.seen(from(2, 0, 0, /*context=*/1)));      // another context
+  CHECK(arrive_and_offer(m, &b, from(2, 0, 3)).empty());  // early: held
+  CHECK(m.seen(from(2, 0, 3)));
+  CHECK_FALSE(m.seen(from(2, 0, 2)));  // the gap itself is still to come
+}

@@ -29,10 +29,20 @@
 // /proc/net/udp): a flood does not even wake the process.
 // One drain() reads at most kMaxDatagramsPerDrain datagrams, so that a flood cannot keep
 // its caller away from its other work; the rest wait for the next drain.
+//
+// Letters: a doorbell also carries small messages that must not wait behind MPI's
+// streams (the daemons' heartbeats, mcm/protocol/liveness.h). A ring is a datagram of at
+// most 8 bytes; a letter is a longer one, of at most Letter::kMaxBytes (post()). drain()
+// hands letters from accepted addresses to its caller with their sender; they are not
+// rings (they do not ask for a poll of MPI). A longer datagram from an accepted address
+// is dropped and counted (malformed()). Like rings, letters are best effort: lost,
+// duplicated or reordered by the network, and the reader must check their bytes.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <unordered_set>
@@ -55,6 +65,14 @@ struct Ring {
   double arrived = 0;
 };
 
+/// A letter as drained: who sent it and its bytes (see above).
+struct Letter {
+  static constexpr std::size_t kMaxBytes = 128;
+  DoorbellAddress from;
+  std::size_t bytes = 0;
+  std::array<char, kMaxBytes> data{};
+};
+
 class Doorbell {
  public:
   Doorbell() = default;
@@ -74,10 +92,15 @@ class Doorbell {
   DoorbellAddress address() const { return address_; }
   /// Sends one datagram to `to`, carrying `key` (0: none); never blocks, ignores failures.
   void ring(const DoorbellAddress& to, std::uint64_t key = 0) const;
-  /// Reads the datagrams waiting (at most kMaxDatagramsPerDrain); appends the keyed ones
-  /// of a stamped doorbell, with their arrival, to `keyed` (when given), discards the
-  /// rest. Returns how many were rings (datagrams from accepted addresses).
-  int drain(std::vector<Ring>* keyed = nullptr) const;
+  /// Sends `bytes` bytes (more than 8, at most Letter::kMaxBytes) as one letter to `to`;
+  /// never blocks. False when it could not be sent (no socket, `to` invalid, a size out
+  /// of range, the kernel refused): the caller has another way, or waits for the next.
+  bool post(const DoorbellAddress& to, const void* data, std::size_t bytes) const;
+  /// Reads the datagrams waiting (at most kMaxDatagramsPerDrain); appends the keyed rings
+  /// of a stamped doorbell, with their arrival, to `keyed`, and the letters to `letters`
+  /// (each when given), discards the rest. Returns how many were rings (datagrams of at
+  /// most 8 bytes from accepted addresses).
+  int drain(std::vector<Ring>* keyed = nullptr, std::vector<Letter>* letters = nullptr) const;
   /// Sleeps until the doorbell rings or `timeout` passes; true if it rang (the datagrams
   /// are drained). Without a listening socket: sleeps `timeout`, returns false.
   bool wait(std::chrono::microseconds timeout) const;
@@ -87,6 +110,8 @@ class Doorbell {
   std::uint64_t ignored() const { return ignored_.load(std::memory_order_relaxed); }
   /// The first such datagram's sender (invalid while none came).
   DoorbellAddress first_stranger() const;
+  /// Datagrams from accepted addresses longer than a letter can be, so far.
+  std::uint64_t malformed() const { return malformed_.load(std::memory_order_relaxed); }
 
  private:
   /// Whether a datagram from `ipv4`:`port` (host byte order) is a ring; counts strangers.
@@ -99,6 +124,7 @@ class Doorbell {
   std::unordered_set<std::uint64_t> peers_;  ///< ipv4 << 16 | port
   mutable std::atomic<std::uint64_t> ignored_{0};
   mutable std::atomic<std::uint64_t> first_stranger_{0};
+  mutable std::atomic<std::uint64_t> malformed_{0};
 };
 
 }  // namespace mcm

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstring>
 
 namespace mcm::protocol {
@@ -163,6 +164,17 @@ Decoded<Heartbeat> read_heartbeat(const char* data, std::size_t bytes) {
     return Decoded<Heartbeat>::failure("heartbeat with " + std::to_string(h.ranks_finalized) +
                                        " of " + std::to_string(h.ranks) + " ranks finalized");
   return Decoded<Heartbeat>{h, {}};
+}
+
+Decoded<Heartbeat> read_heartbeat_letter(const char* data, std::size_t bytes) {
+  HeartbeatLetter letter;
+  if (bytes != sizeof letter)
+    return Decoded<Heartbeat>::failure("heartbeat letter of " + sizes(bytes, sizeof letter));
+  std::memcpy(&letter, data, sizeof letter);
+  if (letter.kind != kHeartbeatLetterKind || letter.reserved != 0)
+    return Decoded<Heartbeat>::failure("a letter of kind " + std::to_string(letter.kind) +
+                                       ", not a heartbeat");
+  return read_heartbeat(data + offsetof(HeartbeatLetter, heartbeat), sizeof letter.heartbeat);
 }
 
 Decoded<JobMap> read_job_map(const StartupRecord* records, std::size_t count) {

@@ -9,7 +9,7 @@
 //   waits        ReceiveWaits (32 bytes).
 //   probe        Probe, then zero padding up to Probe::bytes (<= kMaxProbeBytes).
 //   probe reply  ProbeReply, then vm_count doubles (the job's VM count).
-//   heartbeat    Heartbeat (40 bytes).
+//   heartbeat    Heartbeat (40 bytes); as a letter, HeartbeatLetter (48 bytes).
 //   start-up     StartupRecord (mcm/bootstrap.h step 2): one per process.
 #pragma once
 
@@ -105,5 +105,8 @@ Decoded<JobMap> read_job_map(const StartupRecord* records, std::size_t count);
 /// A heartbeat of `bytes` bytes: fails unless it is exactly one Heartbeat with a
 /// sequence from 1, a known phase and 0 <= ranks_finalized <= ranks.
 Decoded<Heartbeat> read_heartbeat(const char* data, std::size_t bytes);
+/// A heartbeat letter of `bytes` bytes: fails unless it is exactly one HeartbeatLetter of
+/// kind kHeartbeatLetterKind, reserved 0, whose heartbeat read_heartbeat() accepts.
+Decoded<Heartbeat> read_heartbeat_letter(const char* data, std::size_t bytes);
 
 }  // namespace mcm::protocol

@@ -21,7 +21,11 @@
 //     adaptive detours more cheaply (rule 7).
 //  4. Ordering. `seq` numbers the messages of one (source, destination, context) triple
 //     from 0. The receiving shim matches message seq only after seq-1 (MPI's
-//     non-overtaking rule), holding early arrivals (e.g. after a route change).
+//     non-overtaking rule), holding early arrivals (e.g. after a route change). Nothing is
+//     lost quietly: a first frame whose seq was matched or is held already (a duplicate)
+//     ends the job with a line naming the sender, context and number; messages still held
+//     at MPI_Finalize (behind one that never came) are named on stderr, and the rank then
+//     exits with kLostMessagesExitCode, however the application ends.
 //  5. Synchronous sends set kFlagSync; when the receiver matches the message it sends a
 //     frame of kind kMatchAck (no payload, same msg_id) back to the source rank, which
 //     completes the send.
@@ -99,6 +103,9 @@
 #include "mcm/protocol/tags.h"
 
 namespace mcm::protocol {
+
+/// Rule 4: the exit status of a rank that lost messages (EX_SOFTWARE of sysexits.h).
+constexpr int kLostMessagesExitCode = 70;
 
 enum Kind : std::uint8_t {
   kData = 1,         ///< a chunk of an application message

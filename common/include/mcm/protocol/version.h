@@ -11,7 +11,8 @@
 // 6, the start-up's exchanges through PMIx and StartupRecord::node (mcm/bootstrap.h). Step 0
 // moved with them: a process of version 5 or older in a job of version 6 or newer waits at
 // start-up (in its MPI_Allgather) instead of being named; from 6 on, step 0 never changes;
-// 7, late reports name the message ahead (LateArrival::t_ahead, bytes_ahead; 64 bytes).
+// 7, late reports name the message ahead (LateArrival::t_ahead, bytes_ahead; 64 bytes);
+// 8, heartbeats also travel as doorbell letters (liveness.h rule 1a).
 #pragma once
 
 #include <cstdint>
@@ -19,7 +20,7 @@
 // Tests build a second copy of the start-up with another version (-DMCM_WIRE_VERSION=N),
 // to meet a skewed install for real (test/system/relay_daemon_test.sh).
 #ifndef MCM_WIRE_VERSION
-#define MCM_WIRE_VERSION 7
+#define MCM_WIRE_VERSION 8
 #endif
 
 namespace mcm::protocol {
