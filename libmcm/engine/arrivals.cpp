@@ -2,6 +2,8 @@
 // (frames.h rules 4-7, 11): reassembly, matching, arrival times, late-message reports and
 // the match ACKs of synchronous sends.
 #include <cstring>
+#include <new>
+#include <string>
 
 #include "engine/engine.h"
 #include "engine/status.h"
@@ -165,7 +167,16 @@ void Engine::store(Message* m, const protocol::Envelope& e, const char* payload)
   } else if (e.offset == 0) {
     m->data.assign(payload, payload + e.chunk_bytes);  // often matched before frame 2
   } else {
-    if (m->data.size() < m->envelope.message_bytes) m->data.resize(m->envelope.message_bytes);
+    if (m->data.size() < m->envelope.message_bytes) {
+      try {
+        m->data.resize(m->envelope.message_bytes);  // FrameChecks bounded it
+      } catch (const std::bad_alloc&) {
+        frames_.fail_on_frame("message of " + std::to_string(m->envelope.message_bytes) +
+                                  " bytes that this rank has no memory to hold until its "
+                                  "receive is posted",
+                              e.source);
+      }
+    }
     std::memcpy(m->data.data() + e.offset, payload, e.chunk_bytes);
   }
   m->received += e.chunk_bytes;

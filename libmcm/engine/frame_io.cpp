@@ -26,6 +26,7 @@ void FrameIO::start(const mcm::Layout& layout, std::size_t chunk_bytes, const Do
   through_daemons_.assign(static_cast<size_t>(std::max(layout.daemon_count, 0)), adaptive ? 0 : 1);
   via_of_vm_.assign(through_daemons_.size(), -1);
   layout_ = &layout;
+  checks_ = FrameChecks(layout);
   chunk_bytes_ = std::max<std::size_t>(chunk_bytes, 1024);
   has_daemon_ = layout.local_daemon >= 0;
   my_tag_ = protocol::data_tag(layout.world_rank);
@@ -42,6 +43,8 @@ void FrameIO::start(const mcm::Layout& layout, std::size_t chunk_bytes, const Do
       const auto read = protocol::read_envelope(frame, static_cast<std::size_t>(got.bytes));
       if (!read) fail_on_frame(read.error, layout.local_daemon);
       const protocol::Envelope& e = *read;
+      if (auto why = checks_.check(e, layout.local_daemon); !why.empty())
+        fail_on_frame(why, layout.local_daemon);
       if (e.kind != protocol::kRouteUpdate || e.tag == protocol::kInitialRoutesEnd) break;
       set_through_daemons(e.tag, (e.flags & protocol::kFlagThroughDaemons) != 0, e.via);
     }
@@ -210,6 +213,7 @@ void FrameIO::handle(const char* data, int bytes, int source, const FrameHandler
     bell_->ring(layout_->doorbell_of_world_rank[static_cast<size_t>(source)]);
   const auto e = protocol::read_envelope(data, static_cast<std::size_t>(bytes));
   if (!e) fail_on_frame(e.error, source);
+  if (auto why = checks_.check(*e, source); !why.empty()) fail_on_frame(why, source);
   on_frame(*e, data + sizeof(protocol::Envelope));
 }
 

@@ -38,6 +38,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "engine/frame_checks.h"
 #include "mcm/bootstrap.h"
 #include "mcm/doorbell.h"
 #include "mcm/protocol/frames.h"
@@ -106,8 +107,8 @@ class FrameIO {
   /// Messages (of every kind) sent straight to another VM's daemon: direct detours.
   std::uint64_t detoured_messages() const { return detoured_messages_; }
 
-  /// A frame that cannot be delivered (read_envelope() refused it, or it does not fit
-  /// the message it belongs to): says "a <why> from world rank <source>" on stderr and
+  /// A frame that cannot be delivered (read_envelope() or FrameChecks refused it, or it
+  /// does not fit the message it belongs to): says "a <why> from world rank <source>" on stderr and
   /// aborts the job (nothing after it can be trusted).
   [[noreturn]] void fail_on_frame(const std::string& why, int source) const;
 
@@ -148,6 +149,7 @@ class FrameIO {
   void handle(const char* data, int bytes, int source, const FrameHandler& on_frame);
 
   const mcm::Layout* layout_ = nullptr;
+  FrameChecks checks_;                 ///< of every frame received; set by start()
   Transport* transport_ = nullptr;     ///< set by start()
   std::size_t chunk_bytes_ = 0;        ///< set by start()
   bool has_daemon_ = true;             ///< this rank's VM runs a daemon (layout.local_daemon)

@@ -117,6 +117,16 @@ int Relay::take_frames(int slot) {
                                            layout_.private_comm, &message);
     if (!probed) break;
     const int bytes = probed->bytes;
+    if (bytes < static_cast<int>(sizeof(protocol::Envelope)) ||
+        static_cast<std::size_t>(bytes) > max_frame_bytes_) {
+      // Refused before any buffer is made for it: the job's shims and daemons share one
+      // chunk size (mcmrun gives both the config's), so no frame is larger.
+      undeliverable("a frame of " + std::to_string(bytes) + " bytes from world rank " +
+                    std::to_string(probed->source) + " to " + std::to_string(destination) +
+                    ": a frame is " + std::to_string(sizeof(protocol::Envelope)) + " to " +
+                    std::to_string(max_frame_bytes_) + " bytes (envelope + chunk_bytes)");
+      continue;  // (only a test's undeliverable handler returns; the message stays unread)
+    }
     auto held = std::make_shared<Held>();
     held->frame = pool_.take(slot, static_cast<size_t>(bytes));
     held->sender = probed->source;
@@ -171,13 +181,6 @@ bool Relay::route(Held& held) {
   Frame* frame = &held.frame;
   const int sender = held.sender;
   const int destination = layout_.world_rank_of_app_rank[static_cast<size_t>(frame->destination)];
-  if (frame->bytes > max_frame_bytes_ && !warned_oversized_) {
-    warned_oversized_ = true;
-    log_->warn(
-        "relay: a frame of {} bytes from world rank {} exceeds chunk_bytes + envelope "
-        "({}): do the shims use this daemon's chunk size? (reported once)",
-        frame->bytes, sender, max_frame_bytes_);
-  }
   const auto read = protocol::read_envelope(frame->data.get(), frame->bytes);
   if (!read) {
     pool_.release(*frame);

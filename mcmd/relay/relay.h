@@ -160,7 +160,6 @@ class Relay {
   /// Some destination's next frame found its next daemon's window full (send_on() said
   /// no): completions of sends to daemons then retry every destination.
   bool window_waiters_ = false;
-  bool warned_oversized_ = false;
   std::uint64_t dropped_ = 0;
   bool draining_ = false;
   std::chrono::steady_clock::time_point drain_deadline_;

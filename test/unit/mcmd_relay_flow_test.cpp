@@ -146,3 +146,28 @@ TEST_CASE("relay: a frame the codec refuses ends the job, not silently dropped",
   // (The fake's relay goes on: the frame after it is still forwarded.)
   CHECK(take_all(daemon1, job.private_comm, data_tag(1)) == std::vector<std::uint64_t>{1});
 }
+
+TEST_CASE("relay: a frame larger than envelope + chunk_bytes is refused before it is buffered",
+          "[relay]") {
+  Fixture f({1, 1});
+  auto [job, rank0, daemon1, poller] = std::tie(f.job, f.rank0, f.daemon1, f.poller);
+  const auto huge = frame(0, 1, 0, kChunk + 1);  // one byte above the chunk size
+  const auto tiny = std::vector<char>(sizeof(Envelope) - 1, 0);
+  const auto good = frame(0, 1, 1, kChunk);
+  MPI_Request r1, r2, r3;
+  rank0.isend(huge.data(), static_cast<int>(huge.size()), job.daemon(0), data_tag(1),
+              job.private_comm, &r1);
+  rank0.isend(tiny.data(), static_cast<int>(tiny.size()), job.daemon(0), data_tag(1),
+              job.private_comm, &r2);
+  rank0.issend(good.data(), static_cast<int>(good.size()), job.daemon(0), data_tag(1),
+               job.private_comm, &r3);
+  for (int i = 0; i < 4; ++i) poller.wake();
+  REQUIRE(f.undeliverable.size() == 2);  // in mcmd: MPI_Abort at the first
+  CHECK(f.undeliverable[0] ==
+        "a frame of 1105 bytes from world rank 0 to 1: a frame is 80 to 1104 bytes (envelope + "
+        "chunk_bytes)");
+  CHECK(f.undeliverable[1].find("a frame of 79 bytes") == 0);
+  CHECK(take_all(daemon1, job.private_comm, data_tag(1)) == std::vector<std::uint64_t>{1});
+  poller.wake();                      // the good frame's onward send completed: its buffer goes
+  CHECK(f.relay.frames_held() == 0);  // nothing of the refused ones was ever held
+}
