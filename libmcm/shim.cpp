@@ -88,6 +88,8 @@ void start_engine(bool adaptive) {
   mcm::engine::Engine& engine = mcm::engine::Engine::instance();
   if (const char* text = std::getenv("MCM_STALL_WARNING_S"))
     engine.set_stall_warning(std::chrono::seconds(std::strtol(text, nullptr, 10)));
+  if (const char* text = std::getenv("MCM_MAX_MESSAGE_BYTES"))
+    engine.set_max_message_bytes(std::strtoull(text, nullptr, 10));
   engine.start(g_layout, chunk, adaptive);
 }
 

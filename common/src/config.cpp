@@ -208,6 +208,8 @@ const std::vector<Key>& relay_keys() {
               [](Config& c) -> long long& { return c.relay.chunk_bytes; }),
       integer("buffer_bytes", R::kMinBufferBytes, std::numeric_limits<long long>::max(),
               [](Config& c) -> long long& { return c.relay.buffer_bytes; }),
+      integer("max_message_bytes", R::kMinMaxMessageBytes, std::numeric_limits<long long>::max(),
+              [](Config& c) -> long long& { return c.relay.max_message_bytes; }),
   };
   return keys;
 }

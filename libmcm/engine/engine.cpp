@@ -35,7 +35,7 @@ void Engine::start_on(mcm::Transport& transport, NativeMpi& mpi, const mcm::Layo
   adaptive_ = adaptive && layout.local_daemon >= 0;
   multithreaded_ = multithreaded;
   blocking_ = adaptive_ && !multithreaded_;
-  frames_.start(layout, chunk_bytes, doorbell_, transport, adaptive_);
+  frames_.start(layout, chunk_bytes, doorbell_, transport, adaptive_, max_message_bytes_);
   detours_ = DetourTally();
   if (adaptive_)  // the initial routes (frames.h rule 7)
     for (int vm = 0; vm < layout.daemon_count; ++vm)

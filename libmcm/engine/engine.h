@@ -75,6 +75,8 @@ class Engine {
   void stop();
   /// liveness.stall_warning_s (MCM_STALL_WARNING_S, set by mcmrun); default 60 s.
   void set_stall_warning(std::chrono::seconds s) { stall_warning_ = s; }
+  /// Before start(): the largest message a frame may announce (relay.max_message_bytes).
+  void set_max_message_bytes(std::uint64_t bytes) { max_message_bytes_ = bytes; }
   std::chrono::seconds stall_warning() const { return stall_warning_; }
   int world_rank() const { return layout_ == nullptr ? -1 : layout_->world_rank; }
   /// What this rank's engine waits for, one line for a stall warning (under the lock):
@@ -314,6 +316,7 @@ class Engine {
   bool active_ = false;
   NativeMpi* mpi_ = &pmpi_native();  ///< set by start() / start_on()
   std::chrono::seconds stall_warning_{60};
+  std::uint64_t max_message_bytes_ = FrameChecks::kDefaultMaxMessageBytes;
   bool adaptive_ = false;
   bool blocking_ = false;
   bool multithreaded_ = false;

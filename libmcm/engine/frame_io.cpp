@@ -21,12 +21,12 @@ constexpr int kRendezvousFromBytes = 4096;
 }  // namespace
 
 void FrameIO::start(const mcm::Layout& layout, std::size_t chunk_bytes, const Doorbell& bell,
-                    Transport& transport, bool adaptive) {
+                    Transport& transport, bool adaptive, std::uint64_t max_message_bytes) {
   transport_ = &transport;
   through_daemons_.assign(static_cast<size_t>(std::max(layout.daemon_count, 0)), adaptive ? 0 : 1);
   via_of_vm_.assign(through_daemons_.size(), -1);
   layout_ = &layout;
-  checks_ = FrameChecks(layout);
+  checks_ = FrameChecks(layout, max_message_bytes);
   chunk_bytes_ = std::max<std::size_t>(chunk_bytes, 1024);
   has_daemon_ = layout.local_daemon >= 0;
   my_tag_ = protocol::data_tag(layout.world_rank);

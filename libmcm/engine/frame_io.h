@@ -56,8 +56,10 @@ class FrameIO {
   /// `bell` (kept by reference) rings the next hops; every MPI call goes through
   /// `transport` (kept by reference; mcm/transport.h). `adaptive`: frames for other VMs go
   /// straight to their rank until set_through_daemons() says otherwise (frames.h rule 7).
+  /// Every frame received is checked (FrameChecks) with `max_message_bytes`.
   void start(const mcm::Layout& layout, std::size_t chunk_bytes, const Doorbell& bell,
-             Transport& transport, bool adaptive = false);
+             Transport& transport, bool adaptive = false,
+             std::uint64_t max_message_bytes = FrameChecks::kDefaultMaxMessageBytes);
   /// Mode adaptive: whether frames for ranks of VM `vm` go through the daemons, and
   /// through which: `via` >= 0 sends them straight to VM `via`'s daemon, which hands them
   /// to their rank (a direct detour, frames.h rule 7); -1 to this VM's daemon.

@@ -16,7 +16,8 @@
 # while the job runs and verifies (scripts/bench-flood measures what it costs).
 # Last, congestion: a pair throttled to 5 Mbit/s and flooded, a relay-mode stream of 256 KiB
 # messages across it, a 4 s liveness timeout: no daemon is declared lost (the heartbeats'
-# letters do not wait behind frames), the job verifies.
+# letters do not wait behind frames), the job verifies. And a message above
+# relay.max_message_bytes ends the job with a line naming it.
 # Usage: liveness_test.sh BUILD_DIR
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -151,4 +152,17 @@ check "... no daemon declared lost ($(grep -m1 "no heartbeat" "$work/congested.e
   [ "$(grep -c "has sent no heartbeat" "$work/congested.err")" -eq 0 ]
 check "... vm1's daemon heard its peers by letter ($(grep -ho "liveness: .* as letters" "$work/congested-logs/mcmd-vm1.log"))" \
   grep -qE "liveness: [0-9]+ heartbeats received, [1-9][0-9]* of them as letters" "$work/congested-logs/mcmd-vm1.log"
+
+# A frame that announces a message above relay.max_message_bytes (here 1 MiB, the message
+# 2 MiB): the receiving rank ends the job with a line that names it, before buffering it.
+printf 'relay:\n  max_message_bytes: 1048576\n' >"$work/max.yaml"
+"$BUILD/bin/mcmrun" --mode relay --config "$work/max.yaml" --hostfile "$MCM_HOSTFILE" --map-by node \
+  -np 2 "$BUILD/test/system/stream_app" 1 2097152 </dev/null >"$work/max.out" 2>"$work/max.err"
+status=$?
+check "a message above relay.max_message_bytes: the job ends non-zero (status $status)" [ "$status" -ne 0 ]
+check "... with the receiver's line naming the size, the maximum and the sender" \
+  grep -qE "^libmcm: world rank [0-9]+: a frame of a 2097152-byte message, above the 1048576 bytes a frame may announce from world rank [0-9]+; aborting the job" \
+  "$work/max.err"
+no_stream_left() { nothing_left && no_process_left stream_app; }
+check "... and nothing left" no_stream_left
 finish

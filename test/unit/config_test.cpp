@@ -60,6 +60,11 @@ TEST_CASE("config: every key is read", "[config]") {
       mcm::parse_config("daemon:\n  idle_sleep_max_us: 1000000\n", "f").daemon.idle_sleep_max_us ==
       1000000);
   CHECK(mcm::parse_config("daemon:\n", "f").daemon.log_level == "info");  // empty section
+  CHECK(mcm::parse_config("relay:\n  max_message_bytes: 1048576\n", "f").relay.max_message_bytes ==
+        1048576);
+  CHECK(mcm::parse_config("relay:\n", "f").relay.max_message_bytes == 64LL << 30);
+  CHECK(error_of("relay:\n  max_message_bytes: 1000\n").find("max_message_bytes") !=
+        std::string::npos);  // below 1 MiB
 }
 
 TEST_CASE("config: YAML syntax errors carry file:line:column", "[config]") {

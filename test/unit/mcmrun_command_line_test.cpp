@@ -258,6 +258,23 @@ TEST_CASE("mcmrun: settings reach the ranks and the daemons", "[mcmrun]") {
                                                 "/etc/mcm.yaml"});
 }
 
+TEST_CASE("mcmrun: relay.max_message_bytes reaches the ranks when it is not the default",
+          "[mcmrun]") {
+  FakeSystem system;
+  const auto told = [&](mcm::Mode mode, long long max) {
+    mcmrun::Settings settings;
+    settings.mode = mode;
+    settings.relay.max_message_bytes = max;
+    const auto contexts = contexts_of(plan({"-np", "2", "./a.out"}, system, settings));
+    const std::string wanted = "MCM_MAX_MESSAGE_BYTES=" + std::to_string(max);
+    return std::count(contexts[0].begin(), contexts[0].end(), wanted) == 1;
+  };
+  CHECK(told(mcm::Mode::relay, 1 << 20));
+  CHECK(told(mcm::Mode::adaptive, 1 << 20));
+  CHECK_FALSE(told(mcm::Mode::relay, mcm::RelayConfig{}.max_message_bytes));  // the default
+  CHECK_FALSE(told(mcm::Mode::off, 1 << 20));  // no frames, nothing to check
+}
+
 TEST_CASE("mcmrun: the user's -x of every context reach every daemon, once", "[mcmrun]") {
   // Open MPI 4.1 exports a -x only to its own context; the daemons share the job's MPI.
   FakeSystem system;

@@ -118,7 +118,8 @@ TEST_CASE("config: relay and route errors carry file:line:column", "[config][rou
   CHECK(config_error("relay:\n  buffer_bytes: 99999999999999999999\n") ==
         "route.yaml:2:3: relay.buffer_bytes must be an integer of at least 1048576");
   CHECK(config_error("relay:\n  chunks: 1\n") ==
-        "route.yaml:2:3: unknown key 'chunks' in relay (valid keys: chunk_bytes, buffer_bytes)");
+        "route.yaml:2:3: unknown key 'chunks' in relay (valid keys: chunk_bytes, buffer_bytes, "
+        "max_message_bytes)");
   CHECK(config_error("routes: 0:1:2\n") ==
         "route.yaml:1:1: routes must be a list of {from: VM, to: VM, via: VM} maps");
   CHECK(config_error("routes:\n  - 0:1:2\n") ==

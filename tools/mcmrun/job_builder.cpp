@@ -323,6 +323,9 @@ std::vector<std::string> build_mpirun_argv(const CommandLine& cl, const Allocati
     if (uses_frames(settings.mode) &&
         settings.liveness.stall_warning_s != mcm::LivenessConfig{}.stall_warning_s)
       argv.push_back("MCM_STALL_WARNING_S=" + std::to_string(settings.liveness.stall_warning_s));
+    if (uses_frames(settings.mode) &&
+        settings.relay.max_message_bytes != mcm::RelayConfig{}.max_message_bytes)
+      argv.push_back("MCM_MAX_MESSAGE_BYTES=" + std::to_string(settings.relay.max_message_bytes));
     if (!settings.log_dir.empty()) argv.push_back("MCM_LOG_DIR=" + settings.log_dir);
     if (!settings.run_id.empty()) argv.push_back("MCM_RUN_ID=" + settings.run_id);
     argv.insert(argv.end(), c.program.begin(), c.program.end());

@@ -12,6 +12,7 @@
 //   relay:                                    # modes relay and adaptive (frames.h)
 //     chunk_bytes: 61440                      # 4096..64 MiB, payload bytes per frame
 //     buffer_bytes: 67108864                  # >= 1 MiB, frame bytes one mcmd may hold
+//     max_message_bytes: 68719476736          # >= 1 MiB, largest message a frame may announce
 // clang-format off
 //   runtime:                                  # congestion detection (modes relay, adaptive)
 //     medium_factor: 2.0                      # latency/base from which a path is in the medium zone
@@ -87,6 +88,10 @@ struct RelayConfig {
 
   long long chunk_bytes = kDefaultChunkBytes;  ///< payload bytes per frame (the shim chunks by it)
   long long buffer_bytes = 64LL << 20;  ///< most frame bytes one mcmd holds, all destinations
+  /// The largest message a rank takes from a frame (libmcm/engine/frame_checks.h): a frame
+  /// announcing more ends the job instead of making the rank buffer it. 64 GiB.
+  long long max_message_bytes = 64LL << 30;
+  static constexpr long long kMinMaxMessageBytes = 1LL << 20;
 };
 
 /// The runtime's congestion detection and path selection (mcmd/runtime/path_selector.h).
