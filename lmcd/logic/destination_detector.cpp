@@ -8,6 +8,13 @@
 namespace mcm::lmcd {
 
 void DestinationDetector::report(const control::IncomingReport& report, double now) {
+  // What can no longer count goes first: a report older than report_ttl_s, a hold older
+  // than source_hold_s. So the memory is what the last seconds' reports named, however many
+  // domains and sources a guest makes up over the hours.
+  for (auto it = guests_.begin(); it != guests_.end();)
+    it = now - it->second.at > config_.report_ttl_s ? guests_.erase(it) : std::next(it);
+  for (auto it = held_.begin(); it != held_.end();)
+    it = now - it->second.at > config_.source_hold_s ? held_.erase(it) : std::next(it);
   guests_[report.domain] = Entry{report, now};
   for (const auto& s : report.sources)
     if (counts_now(s)) held_[{report.domain, s.source}] = Held{now, s.excess_us};

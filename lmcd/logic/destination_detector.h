@@ -30,6 +30,7 @@
 // clock offsets a queue biases): the controller asks link_vantage.h before it acts.
 #pragma once
 
+#include <cstddef>
 #include <map>
 #include <string>
 #include <vector>
@@ -100,6 +101,10 @@ class DestinationDetector {
     hold_until_ = now + config_.report_ttl_s;
   }
   const DetectorConfig& config() const { return config_; }
+  /// What the detector keeps now: guests' reports and held sources (bounded by what the
+  /// reports of the last report_ttl_s and source_hold_s named).
+  std::size_t reports_kept() const { return guests_.size(); }
+  std::size_t holds_kept() const { return held_.size(); }
 
  private:
   struct Entry {

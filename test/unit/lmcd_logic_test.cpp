@@ -378,3 +378,24 @@ TEST_CASE("lmcd detector: a source that flickers under a standing queue keeps co
   CHECK(held.guests[0].median_excess_us > 2000);
   CHECK(held.guests[0].current_excess_us == 2000);
 }
+
+TEST_CASE(
+    "lmcd detector: reports naming new domains and sources for long keep its memory bounded") {
+  // A guest (or a broken daemon) names a new source, under a new domain, every 10 ms for
+  // ten minutes: the detector keeps only what the last seconds named.
+  DestinationDetector d;
+  std::size_t most_reports = 0, most_holds = 0;
+  for (int i = 0; i < 60000; ++i) {
+    const double t = i * 0.01;
+    const std::string domain = "guest-" + std::to_string(i);
+    const std::string source = "source-" + std::to_string(i);
+    d.report(control::IncomingReport{domain, 1.0, {src(source.c_str(), Zone::high, 9000)}}, t);
+    most_reports = std::max(most_reports, d.reports_kept());
+    most_holds = std::max(most_holds, d.holds_kept());
+  }
+  const DetectorConfig c;
+  CHECK(most_reports <= static_cast<std::size_t>(c.report_ttl_s / 0.01) + 2);
+  CHECK(most_holds <= static_cast<std::size_t>(c.source_hold_s / 0.01) + 2);
+  // ... and what is kept still decides: the last seconds' guests all suffer.
+  CHECK(d.evaluate(600.0).condition_now);
+}
