@@ -156,7 +156,7 @@ TEST_CASE("one drain reads at most kMaxDatagramsPerDrain datagrams, a flood wait
 }
 
 TEST_CASE(
-    "letters come back with their sender and bytes, apart from rings; longer ones are counted") {
+    "letters come back with their sender and bytes apart from rings, longer ones are counted") {
   mcm::Doorbell bell;
   REQUIRE(bell.open(/*listen=*/true, /*stamped=*/true));
   mcm::Doorbell peer;
