@@ -75,9 +75,10 @@ class Engine {
   void stop();
   /// liveness.stall_warning_s (MCM_STALL_WARNING_S, set by mcmrun); default 60 s.
   void set_stall_warning(std::chrono::seconds s) { stall_warning_ = s; }
-  /// Before start(): the largest message a frame may announce (relay.max_message_bytes).
-  void set_max_message_bytes(std::uint64_t bytes) { max_message_bytes_ = bytes; }
   std::chrono::seconds stall_warning() const { return stall_warning_; }
+  /// Before start(): the largest message a frame may announce (relay.max_message_bytes,
+  /// MCM_MAX_MESSAGE_BYTES, set by mcmrun); default 64 GiB.
+  void set_max_message_bytes(std::uint64_t bytes) { max_message_bytes_ = bytes; }
   int world_rank() const { return layout_ == nullptr ? -1 : layout_->world_rank; }
   /// What this rank's engine waits for, one line for a stall warning (under the lock):
   /// peers framed to or flushing, with their held sends (sender side); open epochs and
