@@ -71,6 +71,15 @@ void drop_strangers_in_kernel(int fd,
   (void)setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &filter, sizeof filter);
 }
 
+/// Where a datagram to `to` goes.
+sockaddr_in socket_address(const DoorbellAddress& to) {
+  sockaddr_in target{};
+  target.sin_family = AF_INET;
+  target.sin_addr.s_addr = htonl(to.ipv4);
+  target.sin_port = htons(to.port);
+  return target;
+}
+
 }  // namespace
 
 Doorbell::~Doorbell() {
@@ -100,22 +109,16 @@ bool Doorbell::open(bool listen, bool stamped) {
 
 void Doorbell::ring(const DoorbellAddress& to, std::uint64_t key) const {
   if (fd_ < 0 || !to.valid()) return;
-  sockaddr_in target{};
-  target.sin_family = AF_INET;
-  target.sin_addr.s_addr = htonl(to.ipv4);
-  target.sin_port = htons(to.port);
-  (void)sendto(fd_, &key, sizeof key, MSG_DONTWAIT, reinterpret_cast<sockaddr*>(&target),
+  const sockaddr_in target = socket_address(to);
+  (void)sendto(fd_, &key, sizeof key, MSG_DONTWAIT, reinterpret_cast<const sockaddr*>(&target),
                sizeof target);
 }
 
 bool Doorbell::post(const DoorbellAddress& to, const void* data, std::size_t bytes) const {
   if (fd_ < 0 || !to.valid() || bytes <= sizeof(std::uint64_t) || bytes > Letter::kMaxBytes)
     return false;
-  sockaddr_in target{};
-  target.sin_family = AF_INET;
-  target.sin_addr.s_addr = htonl(to.ipv4);
-  target.sin_port = htons(to.port);
-  return sendto(fd_, data, bytes, MSG_DONTWAIT, reinterpret_cast<sockaddr*>(&target),
+  const sockaddr_in target = socket_address(to);
+  return sendto(fd_, data, bytes, MSG_DONTWAIT, reinterpret_cast<const sockaddr*>(&target),
                 sizeof target) == static_cast<ssize_t>(bytes);
 }
 
